@@ -1,0 +1,35 @@
+#' Exact leave-one-out predictions
+#'
+#' For each training point \eqn{i}, the prediction at \eqn{x_i} of the model
+#' fitted without point \eqn{i}, \eqn{f_{-i}(x_i) = (\hat y_i - h_{ii} y_i) /
+#' (1 - h_{ii})}, computed exactly from the stored factorization (no refits).
+#' For classification these are decision values; the LOO class is their sign
+#' (two classes) or the column of their maximum.
+#'
+#' Points with zero weight are not part of the fit: their "LOO" value is the
+#' fitted value. Points the fit interpolates (leverage 1) get `NA`.
+#'
+#' @param fit an [rlsc()] fit.
+#' @param lambda a value of `fit$lambda`, or `"lambda_min"` / `"lambda_1se"`.
+#' @param ... not used.
+#' @return A vector for one response column, else an \eqn{n \times T} matrix
+#'   with columns named by response column or class.
+#' @export
+#' @examples
+#' fit <- rlsc(as.matrix(mtcars[, -1]), mtcars$mpg)
+#' loo <- loo_predict(fit)
+#' mean((mtcars$mpg - loo)^2)   # the LOO mean squared error at lambda_min
+#' fit$cvm[fit$index_min]
+loo_predict <- function(fit, lambda = fit$lambda_min, ...) UseMethod("loo_predict")
+
+#' @rdname loo_predict
+#' @export
+loo_predict.rlsc <- function(fit, lambda = fit$lambda_min, ...) {
+  check_no_dots(...)
+  l <- fit$lambda[lambda_index(fit, lambda)]
+  path <- loo_path(fit$engine, fit, fit$weights, l, fit$intercept, keep = TRUE)
+  warn_undefined(path$n_na)
+  out <- matrix(path$loo[, , 1L], nrow = fit$nobs,
+                dimnames = list(fit$rownames, response_names(fit)))
+  if (ncol(out) == 1L) stats::setNames(out[, 1L], fit$rownames) else out
+}

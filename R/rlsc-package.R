@@ -1,0 +1,27 @@
+#' rlsc: regularized least squares with exact leave-one-out
+#'
+#' Ridge regression, kernel ridge regression and regularized least squares
+#' classification (RLSC) whose regularization \eqn{\lambda} is chosen by
+#' **exact** leave-one-out cross-validation, computed for a whole grid of
+#' \eqn{\lambda} from one eigendecomposition instead of \eqn{n} refits.
+#'
+#' The method rests on one identity: for a fixed \eqn{\lambda} the fit is a
+#' linear smoother \eqn{\hat y = H y}, and the prediction at \eqn{x_i} of the fit
+#' that leaves point \eqn{i} out is
+#' \deqn{f_{-i}(x_i) = (\hat y_i - h_{ii} y_i) / (1 - h_{ii}).}
+#' Start with [rlsc()]; see `vignette("rlsc")`.
+#'
+#' @references
+#' Rennie, J. D. M. (2004). Fast leave-one-out cross-validation for regularized
+#' least squares classification. MIT CSAIL note.
+#'
+#' Rosasco, L. Regularized least squares classification. Lecture notes, MIT 9.520.
+#'
+#' Rifkin, R. (2002). Everything old is new again: a fresh look at historical
+#' approaches in machine learning. PhD thesis, MIT.
+#'
+#' @keywords internal
+#' @useDynLib rlsc, .registration = TRUE, .fixes = "C_"
+#' @importFrom stats coef nobs predict
+#' @importFrom graphics plot
+"_PACKAGE"

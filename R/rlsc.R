@@ -1,0 +1,174 @@
+#' Regularized least squares with exact leave-one-out choice of lambda
+#'
+#' Fits ridge regression (numeric `y`) or regularized least squares
+#' classification (factor `y`) for a whole grid of penalties \eqn{\lambda} and
+#' computes the **exact** leave-one-out (LOO) predictions at every one of them
+#' from a single eigendecomposition.
+#'
+#' The model is
+#' \deqn{\min_{b,\beta} \sum_i w_i (y_i - b - x_i^\top\beta)^2 + \lambda \|\beta\|^2,}
+#' with an unpenalized intercept \eqn{b}. This \eqn{\lambda} is on the "sum of
+#' squares" scale, the same as `MASS::lm.ridge()`'s `lambda` and
+#' scikit-learn's `alpha`. Texts that average the loss, \eqn{\frac1n\sum_i
+#' (\cdot)^2 + \lambda'\|\beta\|^2} (Rosasco's notes, the ridge LOO derivation),
+#' use \eqn{\lambda' = \lambda / n}; an SVM-style \eqn{C} corresponds to
+#' \eqn{\lambda = 1/(2C)}.
+#'
+#' For a fixed \eqn{\lambda} the fit is a linear smoother \eqn{\hat y = H y}.
+#' Leaving point \eqn{i} out gives the same fit as keeping it with \eqn{y_i}
+#' replaced by its own LOO prediction (Rennie, 2004), hence
+#' \deqn{f_{-i}(x_i) = \frac{\hat y_i - h_{ii} y_i}{1 - h_{ii}},}
+#' where \eqn{H} is the hat matrix of the model *with* its intercept. With the
+#' eigendecomposition of the centered weighted Gram matrix (\eqn{d \times d}
+#' when \eqn{n \ge d}, "primal"; \eqn{n \times n} otherwise, "dual", the
+#' kernel-form solve \eqn{c = (K + \lambda I)^{-1} y}) both \eqn{h_{ii}} and
+#' \eqn{\hat y_i} are rational functions of \eqn{\lambda}, and the whole path
+#' costs a few matrix products.
+#'
+#' At \eqn{\lambda = 0} the minimum-norm (pseudo-inverse) solution is used.
+#' Points with leverage \eqn{h_{ii} = 1} (the fit interpolates them) have no
+#' defined LOO value: it is `NA`, the criterion at that \eqn{\lambda} is `NA`,
+#' and one warning says how many.
+#'
+#' @param x a numeric matrix or a data frame of numeric columns, one row per
+#'   observation. Integer and logical values are converted to double.
+#' @param y the response: a numeric vector or matrix (regression; several
+#'   columns share one factorization) or a factor (classification, also a
+#'   character or logical vector). A factor with two levels is coded -1 / +1
+#'   (first / second level); with \eqn{K \ge 3} levels one-vs-all, \eqn{K}
+#'   columns of +1 for the class and -1 elsewhere.
+#' @param lambda optional decreasing grid of penalties \eqn{\lambda \ge 0}; by
+#'   default `nlambda` values log-spaced between where the effective degrees of
+#'   freedom are about 0.1 and within about 0.1 of the rank.
+#' @param nlambda the length of the default grid.
+#' @param intercept whether to fit an (unpenalized) intercept.
+#' @param weights optional non-negative observation weights.
+#' @param criterion `"mse"` (mean squared LOO residual over all response
+#'   columns; the default for regression) or `"misclass"` (LOO
+#'   misclassification rate; the default for classification, ties broken by
+#'   the squared error).
+#' @param kernel the kernel; only `"linear"` in this version.
+#' @param mode `"auto"` (primal when there are at least as many observations
+#'   with positive weight as columns, dual otherwise), `"primal"` or `"dual"`.
+#'   Both give the same results up to rounding.
+#' @param ... not used; an error if given.
+#'
+#' @return An object of class `rlsc`: a list with, among others,
+#'   \item{lambda}{the decreasing grid.}
+#'   \item{df}{effective degrees of freedom \eqn{\sum_k \Lambda_k/(\Lambda_k+\lambda)}
+#'     of the penalized part (the intercept adds one).}
+#'   \item{cvm, cvsd}{the LOO criterion and its standard error over observations.}
+#'   \item{path}{a data frame with `lambda`, `df`, both criteria with their
+#'     standard errors, and `n_na`, the number of points with undefined LOO value.}
+#'   \item{lambda_min, lambda_1se}{the \eqn{\lambda} minimizing the criterion,
+#'     and the largest \eqn{\lambda} whose criterion is within one standard
+#'     error of that minimum.}
+#' @seealso [loo_predict()], [predict.rlsc()], [coef.rlsc()], [plot.rlsc()]
+#' @references Rennie, J. D. M. (2004). Fast leave-one-out cross-validation for
+#'   regularized least squares classification.
+#' @export
+#' @examples
+#' x <- as.matrix(mtcars[, -1])
+#' fit <- rlsc(x, mtcars$mpg)
+#' fit
+#' coef(fit)
+#' head(loo_predict(fit))
+#'
+#' # classification: one-vs-all on three classes
+#' cl <- rlsc(iris[, 1:4], iris$Species)
+#' table(predict(cl, as.matrix(iris[, 1:4]), type = "class"), iris$Species)
+rlsc <- function(x, ...) UseMethod("rlsc")
+
+#' @rdname rlsc
+#' @export
+rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
+                         weights = NULL, criterion = NULL, kernel = "linear",
+                         mode = c("auto", "primal", "dual"), ...) {
+  call <- match.call()
+  check_no_dots(...)
+  x <- as_design_matrix(x)
+  n <- nrow(x)
+  if (n < 2L) stop_arg("`x` must have at least 2 rows, not ", n)
+  resp <- encode_response(y, n)
+  weights <- check_weights(weights, n)
+  intercept <- check_flag(intercept, "intercept")
+  nlambda <- check_count(nlambda, "nlambda")
+  lambda <- check_lambda(lambda)
+  criterion <- check_criterion(criterion, resp$type)
+  check_kernel(kernel)
+  mode <- match.arg(mode)
+  if (mode == "auto") mode <- if (ncol(x) <= sum(weights > 0)) "primal" else "dual"
+
+  eng <- engine_fit(x, resp$y, weights, intercept, mode)
+  if (is.null(lambda)) lambda <- default_lambda(eng$values, nlambda)
+  path <- loo_path(eng, resp, weights, lambda, intercept, keep = FALSE)
+  warn_undefined(path$n_na)
+
+  crit <- path[[criterion]]
+  crit_se <- path[[paste0(criterion, "_se")]]
+  sel <- select_lambda(crit, crit_se, if (criterion == "misclass") path$mse)
+  if (length(eng$values)) warn_boundary(sel$index_min, length(lambda))
+
+  structure(list(
+    call = call, lambda = lambda, df = path$df, cvm = crit, cvsd = crit_se,
+    criterion = criterion,
+    path = data.frame(lambda = lambda, df = path$df, mse = path$mse, mse_se = path$mse_se,
+                      misclass = path$misclass, misclass_se = path$misclass_se,
+                      n_na = path$n_na),
+    lambda_min = lambda[sel$index_min], lambda_1se = lambda[sel$index_1se],
+    index_min = sel$index_min, index_1se = sel$index_1se,
+    type = resp$type, classes = resp$classes, multi = resp$multi,
+    y = resp$y, weights = weights, intercept = intercept, mode = mode,
+    nobs = n, nvars = ncol(x), xnames = colnames(x) %||% paste0("x", seq_len(ncol(x))),
+    rownames = rownames(x), engine = eng
+  ), class = "rlsc")
+}
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+check_no_dots <- function(...) {
+  if (!...length()) return(invisible())
+  nms <- names(list(...)) %||% character(...length())
+  nms[nms == ""] <- "an unnamed argument"
+  stop_arg("unknown argument(s): ", paste(nms, collapse = ", "))
+}
+
+check_criterion <- function(criterion, type) {
+  if (is.null(criterion)) return(if (type == "classification") "misclass" else "mse")
+  if (!is.character(criterion) || length(criterion) != 1L ||
+      !criterion %in% c("mse", "misclass")) {
+    stop_arg("`criterion` must be \"mse\" or \"misclass\", not ",
+             paste(format(criterion), collapse = " "))
+  }
+  if (criterion == "misclass" && type != "classification") {
+    stop_arg("`criterion` = \"misclass\" needs a factor response; `y` is numeric")
+  }
+  criterion
+}
+
+check_kernel <- function(kernel) {
+  if (!identical(kernel, "linear")) {
+    stop_arg("`kernel` must be \"linear\", not ", paste(format(kernel), collapse = " "))
+  }
+}
+
+# The LOO path of a fit's engine over `lambda`; with keep = TRUE it also
+# returns the n x T x L arrays of fitted and LOO values and the n x L leverages.
+loo_path <- function(eng, resp, weights, lambda, intercept, keep) {
+  path <- .Call(C_rlsc_loo_path, eng$b, eng$values, eng$g, resp$y, weights, eng$ybar,
+                lambda, intercept, resp$type == "classification", keep)
+  defined <- path$n_na == 0L
+  if (!all(is.finite(path$mse[defined]))) {
+    stop_arg("the leave-one-out errors overflow: `y` (or `x`) is too large in magnitude; ",
+             "rescale it")
+  }
+  path
+}
+
+warn_undefined <- function(n_na) {
+  if (!any(n_na > 0L)) return(invisible())
+  warning(sprintf(paste0(
+    "leave-one-out values are undefined (NA) for up to %d point(s) at %d value(s) of ",
+    "`lambda`: their leverage is 1, the fit interpolates them; the criterion is NA there"),
+    max(n_na), sum(n_na > 0L)), call. = FALSE)
+}

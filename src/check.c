@@ -1,0 +1,38 @@
+/* C trusts nothing it is handed: R validates first, these checks keep a bad
+   direct .Call from reading out of bounds. */
+#include "rlsc.h"
+
+void check_double_matrix(SEXP x, const char *name, int *nrow, int *ncol)
+{
+    if (!isReal(x))
+        error("'%s' must be a double matrix", name);
+    SEXP dim = getAttrib(x, R_DimSymbol);
+    if (TYPEOF(dim) != INTSXP || LENGTH(dim) != 2)
+        error("'%s' must be a matrix", name);
+    *nrow = INTEGER(dim)[0];
+    *ncol = INTEGER(dim)[1];
+}
+
+void check_double_vector(SEXP x, const char *name, R_xlen_t len)
+{
+    if (!isReal(x))
+        error("'%s' must be a double vector", name);
+    if (len >= 0 && XLENGTH(x) != len)
+        error("'%s' must have length %lld, not %lld", name,
+              (long long) len, (long long) XLENGTH(x));
+}
+
+int check_flag(SEXP x, const char *name)
+{
+    if (!isLogical(x) || LENGTH(x) != 1 || LOGICAL(x)[0] == NA_LOGICAL)
+        error("'%s' must be TRUE or FALSE", name);
+    return LOGICAL(x)[0];
+}
+
+int block_rows(int n, double per_row, double budget)
+{
+    double rows = budget / (per_row > 1 ? per_row : 1);
+    if (rows < 64) rows = 64;
+    if (rows > 4096) rows = 4096;
+    return n < rows ? (n > 0 ? n : 1) : (int) rows;
+}

@@ -1,0 +1,19 @@
+/* Registration of the .Call entry points, nothing else. */
+#include "rlsc.h"
+#include <R_ext/Rdynload.h>
+
+static const R_CallMethodDef call_methods[] = {
+    {"rlsc_moments",   (DL_FUNC) &rlsc_moments,    5},
+    {"rlsc_eigen",     (DL_FUNC) &rlsc_eigen,      1},
+    {"rlsc_project",   (DL_FUNC) &rlsc_project,    3},
+    {"rlsc_dual_gram", (DL_FUNC) &rlsc_dual_gram,  3},
+    {"rlsc_loo_path",  (DL_FUNC) &rlsc_loo_path,  10},
+    {NULL, NULL, 0}
+};
+
+void R_init_rlsc(DllInfo *dll)
+{
+    R_registerRoutines(dll, NULL, call_methods, NULL, NULL);
+    R_useDynamicSymbols(dll, FALSE);
+    R_forceSymbols(dll, TRUE);
+}

@@ -1,0 +1,34 @@
+/* Every .Call entry point of rlsc, and the small checks they share. */
+#ifndef RLSC_H
+#define RLSC_H
+
+#define USE_FC_LEN_T
+#include <R.h>
+#include <Rinternals.h>
+#include <R_ext/BLAS.h>
+#include <R_ext/Lapack.h>
+#ifndef FCONE
+#define FCONE
+#endif
+
+/* moments.c: step 1, weighted means and centered co-moments over row blocks */
+SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept, SEXP want_gram);
+/* eigen.c: step 2, symmetric eigendecomposition (dsyevr), largest first */
+SEXP rlsc_eigen(SEXP s);
+/* project.c: step 3 setup, B = (X - 1 c') V over row blocks */
+SEXP rlsc_project(SEXP x, SEXP center, SEXP v);
+/* dual.c: weighted centered Gram A A' of the rows with positive weight */
+SEXP rlsc_dual_gram(SEXP x, SEXP w, SEXP center);
+/* path.c: step 3, leverages, fits, exact LOO outputs and criteria for a lambda grid */
+SEXP rlsc_loo_path(SEXP b, SEXP values, SEXP g, SEXP y, SEXP w, SEXP ybar,
+                   SEXP lambda, SEXP intercept, SEXP classify, SEXP keep);
+
+/* check.c: argument checks that raise R errors instead of crashing */
+void check_double_matrix(SEXP x, const char *name, int *nrow, int *ncol);
+void check_double_vector(SEXP x, const char *name, R_xlen_t len);
+int check_flag(SEXP x, const char *name);
+
+/* rows per block: bounds scratch memory to about `budget` doubles */
+int block_rows(int n, double per_row, double budget);
+
+#endif
