@@ -21,7 +21,10 @@
 #' approaches in machine learning. PhD thesis, MIT.
 #'
 #' @keywords internal
+#' @docType package
+#' @name rlsc-package
+#' @aliases rlsc-package
 #' @useDynLib rlsc, .registration = TRUE, .fixes = "C_"
 #' @importFrom stats coef nobs predict
 #' @importFrom graphics plot
-"_PACKAGE"
+NULL

@@ -1,0 +1,38 @@
+# make demo: choose lambda by exact leave-one-out on two base-R data sets,
+# print the LOO tables and write the lambda-selection plots.
+library(rlsc)
+out <- "demo-output"
+dir.create(out, showWarnings = FALSE)
+
+show_table <- function(fit, title) {
+  cat("\n==", title, "==\n")
+  print(fit)
+  around <- max(1, fit$index_min - 5):min(length(fit$lambda), fit$index_min + 5)
+  tab <- fit$path[around, c("lambda", "df", fit$criterion, paste0(fit$criterion, "_se"))]
+  tab$selected <- ifelse(around == fit$index_min, "<- lambda_min",
+                         ifelse(around == fit$index_1se, "<- lambda_1se", ""))
+  cat("Exact LOO table around the minimum:\n")
+  print(tab, digits = 4, row.names = FALSE)
+}
+
+# Ridge regression: fuel consumption from the other mtcars columns.
+cars <- rlsc(as.matrix(mtcars[, -1]), mtcars$mpg)
+show_table(cars, "mtcars: ridge regression of mpg")
+cat("\nCoefficients at lambda_min:\n")
+print(round(coef(cars), 4))
+
+# RLSC: the three iris species, one-vs-all.
+flowers <- rlsc(as.matrix(iris[, 1:4]), iris$Species)
+show_table(flowers, "iris: one-vs-all RLSC of Species")
+loo_class <- factor(levels(iris$Species)[max.col(loo_predict(flowers), "first")],
+                    levels = levels(iris$Species))
+cat("\nLeave-one-out confusion matrix at lambda_min:\n")
+print(table(LOO = loo_class, truth = iris$Species))
+
+png(file.path(out, "lambda-mtcars.png"), width = 800, height = 550, res = 110)
+plot(cars, main = "mtcars: exact LOO error of ridge regression")
+invisible(dev.off())
+png(file.path(out, "lambda-iris.png"), width = 800, height = 550, res = 110)
+plot(flowers, main = "iris: exact LOO misclassification of RLSC")
+invisible(dev.off())
+cat("\nWrote", file.path(out, "lambda-mtcars.png"), "and", file.path(out, "lambda-iris.png"), "\n")

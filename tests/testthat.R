@@ -1,0 +1,4 @@
+library(testthat)
+library(rlsc)
+
+test_check("rlsc")

@@ -1,0 +1,37 @@
+test_that("predict() equals the reference fit on new data", {
+  d <- make_data(50, 4, seed = 31)
+  fit <- rlsc(d$x, d$y)
+  newx <- matrix(rnorm(20), 5)
+  l <- fit$lambda[33]
+  ref <- ref_predict(ref_coef(d$x, d$y, lambda = l), newx)
+  expect_equal(unname(predict(fit, newx, lambda = l)), drop(ref), tolerance = 1e-9)
+  expect_equal(predict(fit, as.data.frame(newx)), predict(fit, newx))
+})
+
+test_that("predict() gives decision values and classes for classification", {
+  x <- as.matrix(iris[, 1:4])
+  fit <- rlsc(x, iris$Species)
+  f <- predict(fit, x)
+  expect_identical(colnames(f), levels(iris$Species))
+  cls <- predict(fit, x, type = "class")
+  expect_s3_class(cls, "factor")
+  expect_identical(levels(cls), levels(iris$Species))
+  expect_identical(as.character(cls), levels(iris$Species)[max.col(f, "first")])
+  expect_gt(mean(cls == iris$Species), 0.8)
+  y2 <- factor(ifelse(iris$Species == "setosa", "setosa", "other"), c("other", "setosa"))
+  fit2 <- rlsc(x, y2)
+  f2 <- predict(fit2, x)
+  expect_identical(as.character(predict(fit2, x, type = "class")),
+                   ifelse(f2 > 0, "setosa", "other"))
+})
+
+test_that("predict() rejects bad new data and the class type for regression", {
+  d <- make_data(30, 4, seed = 32)
+  fit <- rlsc(d$x, d$y)
+  expect_error(predict(fit, d$x[, 1:3]), "`newx` must have 4 columns \\(as the training `x`\\), not 3")
+  expect_error(predict(fit, "a"), "`newx` must be a numeric matrix or data frame, not character vector")
+  expect_error(predict(fit, d$x * NA), "`newx` must not contain NA, NaN or Inf values")
+  expect_error(predict(fit), "`newx` is missing")
+  expect_error(predict(fit, d$x, type = "class"), "`type` = \"class\" needs a classification fit")
+  expect_error(predict(fit, d$x, lambda = 123), "not on the fitted grid")
+})

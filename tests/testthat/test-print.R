@@ -1,0 +1,22 @@
+test_that("print() shows the problem and the selected lambdas and returns invisibly", {
+  fit <- rlsc(as.matrix(mtcars[, -1]), mtcars$mpg)
+  out <- capture.output(res <- withVisible(print(fit)))
+  expect_false(res$visible)
+  expect_identical(res$value, fit)
+  expect_match(out, "n = 32, d = 10, primal form, 100 lambda values", all = FALSE)
+  expect_match(out, "^lambda_min", all = FALSE)
+  expect_match(out, "^lambda_1se", all = FALSE)
+  cl <- rlsc(iris[, 1:4], iris$Species)
+  expect_match(capture.output(print(cl)), "classification, 3 classes", all = FALSE)
+  expect_match(capture.output(print(cl)), "misclassification rate", all = FALSE)
+  expect_identical(nobs(cl), 150L)
+})
+
+test_that("plot() draws and returns the fit invisibly", {
+  fit <- rlsc(as.matrix(mtcars[, -1]), mtcars$mpg)
+  pdf(NULL)
+  on.exit(dev.off())
+  res <- withVisible(plot(fit, main = "mtcars"))
+  expect_false(res$visible)
+  expect_identical(res$value, fit)
+})
