@@ -1,7 +1,7 @@
 #' Predictions from an rlsc fit
 #'
 #' @param object an [rlsc()] fit.
-#' @param newx a numeric matrix (or data frame of numeric columns) with the
+#' @param newdata a numeric matrix (or data frame of numeric columns) with the
 #'   columns of the training `x`.
 #' @param lambda a value of `object$lambda`, or `"lambda_min"` / `"lambda_1se"`.
 #' @param type `"response"` for fitted values (decision values for
@@ -16,24 +16,24 @@
 #' fit <- rlsc(x, iris$Species)
 #' head(predict(fit, x))
 #' head(predict(fit, x, type = "class"))
-predict.rlsc <- function(object, newx, lambda = object$lambda_min,
+predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
                          type = c("response", "class"), ...) {
   check_no_dots(...)
   type <- match.arg(type)
-  if (missing(newx)) stop_arg("`newx` is missing; give the new data as a matrix")
-  newx <- as_design_matrix(newx, "newx")
-  if (ncol(newx) != object$nvars) {
-    stop_arg("`newx` must have ", object$nvars, " columns (as the training `x`), not ",
-             ncol(newx))
+  if (missing(newdata)) stop_arg("`newdata` is missing; give the new data")
+  newdata <- as_design_matrix(newdata, "newdata")
+  if (ncol(newdata) != object$nvars) {
+    stop_arg("`newdata` must have ", object$nvars, " columns (as the training `x`), not ",
+             ncol(newdata))
   }
   cf <- as.matrix(coef(object, lambda = lambda))
-  f <- newx %*% cf[-1L, , drop = FALSE] + rep(cf[1L, ], each = nrow(newx))
-  dimnames(f) <- list(rownames(newx), colnames(cf))
+  f <- newdata %*% cf[-1L, , drop = FALSE] + rep(cf[1L, ], each = nrow(newdata))
+  dimnames(f) <- list(rownames(newdata), colnames(cf))
   if (type == "class") {
     if (object$type != "classification") {
       stop_arg("`type` = \"class\" needs a classification fit; this one is regression")
     }
-    return(stats::setNames(decode_classes(f, object$classes), rownames(newx)))
+    return(stats::setNames(decode_classes(f, object$classes), rownames(newdata)))
   }
-  if (ncol(f) == 1L) stats::setNames(f[, 1L], rownames(newx)) else f
+  if (ncol(f) == 1L) stats::setNames(f[, 1L], rownames(newdata)) else f
 }

@@ -1,11 +1,11 @@
 test_that("predict() equals the reference fit on new data", {
   d <- make_data(50, 4, seed = 31)
   fit <- rlsc(d$x, d$y)
-  newx <- matrix(rnorm(20), 5)
+  newdata <- matrix(rnorm(20), 5)
   l <- fit$lambda[33]
-  ref <- ref_predict(ref_coef(d$x, d$y, lambda = l), newx)
-  expect_equal(unname(predict(fit, newx, lambda = l)), drop(ref), tolerance = 1e-9)
-  expect_equal(predict(fit, as.data.frame(newx)), predict(fit, newx))
+  ref <- ref_predict(ref_coef(d$x, d$y, lambda = l), newdata)
+  expect_equal(unname(predict(fit, newdata, lambda = l)), drop(ref), tolerance = 1e-9)
+  expect_equal(predict(fit, as.data.frame(newdata)), predict(fit, newdata))
 })
 
 test_that("predict() gives decision values and classes for classification", {
@@ -28,10 +28,10 @@ test_that("predict() gives decision values and classes for classification", {
 test_that("predict() rejects bad new data and the class type for regression", {
   d <- make_data(30, 4, seed = 32)
   fit <- rlsc(d$x, d$y)
-  expect_error(predict(fit, d$x[, 1:3]), "`newx` must have 4 columns \\(as the training `x`\\), not 3")
-  expect_error(predict(fit, "a"), "`newx` must be a numeric matrix or data frame, not character vector")
-  expect_error(predict(fit, d$x * NA), "`newx` must not contain NA, NaN or Inf values")
-  expect_error(predict(fit), "`newx` is missing")
+  expect_error(predict(fit, d$x[, 1:3]), "`newdata` must have 4 columns \\(as the training `x`\\), not 3")
+  expect_error(predict(fit, "a"), "`newdata` must be a numeric matrix or data frame, not character vector")
+  expect_error(predict(fit, d$x * NA), "`newdata` must not contain NA, NaN or Inf values")
+  expect_error(predict(fit), "`newdata` is missing")
   expect_error(predict(fit, d$x, type = "class"), "`type` = \"class\" needs a classification fit")
   expect_error(predict(fit, d$x, lambda = 123), "not on the fitted grid")
 })
