@@ -8,7 +8,11 @@
 # Dual:   eigendecompose A A' = U Lambda U' (n x n); then B_ik = U_ik sqrt(Lambda_k) / s_i.
 
 engine_fit <- function(x, y, w, intercept, mode) {
-  if (mode == "primal") engine_primal(x, y, w, intercept) else engine_dual(x, y, w, intercept)
+  if (is_sparse(x)) {
+    if (mode == "primal") engine_primal_sparse(x, y, w, intercept) else engine_dual_sparse(x, y, w, intercept)
+  } else {
+    if (mode == "primal") engine_primal(x, y, w, intercept) else engine_dual(x, y, w, intercept)
+  }
 }
 
 # Eigen-directions kept: those above the numerical rank threshold.  Dropping the
@@ -33,6 +37,12 @@ engine_dual <- function(x, y, w, intercept) {
   mom <- .Call(C_rlsc_moments, x, y, w, intercept, FALSE)
   gram <- .Call(C_rlsc_dual_gram, x, w, mom$xbar)
   check_overflow(gram, "x")
+  dual_from_gram(gram, x, y, w, mom)
+}
+
+# The dual engine from the weighted centered Gram A A' of the rows of positive
+# weight (and the means `mom$xbar`, `mom$ybar`).
+dual_from_gram <- function(gram, x, y, w, mom) {
   eig <- .Call(C_rlsc_eigen, gram)
   keep <- positive_spectrum(eig$values, nrow(x), ncol(x))
   values <- eig$values[keep]
@@ -43,9 +53,8 @@ engine_dual <- function(x, y, w, intercept) {
   b[pos, ] <- u * outer(1 / s, sqrt(values))
   if (any(!pos) && length(values)) {
     # rows of zero weight are not in A: project them like new data
-    a <- sweep(x[pos, , drop = FALSE], 2L, mom$xbar) * s
-    x0 <- sweep(x[!pos, , drop = FALSE], 2L, mom$xbar)
-    b[!pos, ] <- tcrossprod(x0, a) %*% sweep(u, 2L, sqrt(values), "/")
+    cross <- centered_cross(x[!pos, , drop = FALSE], x[pos, , drop = FALSE], mom$xbar, s)
+    b[!pos, ] <- cross %*% sweep(u, 2L, sqrt(values), "/")
   }
   ytil <- sweep(y[pos, , drop = FALSE], 2L, mom$ybar) * s
   list(mode = "dual", values = values, spectrum = pmax(eig$values, 0),
@@ -73,5 +82,5 @@ engine_beta <- function(eng, lambda) {
   if (eng$mode == "primal") return(eng$v %*% (eng$g * filt))
   # dual: beta = X~' diag(w) B diag(1 / (Lambda (Lambda + lambda))) g
   coefs <- eng$w * (eng$b %*% (eng$g * (filt / eng$values)))
-  crossprod(eng$x, coefs) - outer(eng$xbar, colSums(coefs))
+  mat_crossprod(eng$x, coefs) - outer(eng$xbar, colSums(coefs))
 }

@@ -7,7 +7,8 @@
 #' (two classes) or the column of their maximum.
 #'
 #' Points with zero weight are not part of the fit: their "LOO" value is the
-#' fitted value. Points the fit interpolates (leverage 1) get `NA`.
+#' fitted value. Points the fit interpolates (leverage 1) get `NA`. Under
+#' `na.action = na.exclude` the output is padded with `NA` for omitted rows.
 #'
 #' @param fit an [rlsc()] fit.
 #' @param lambda a value of `fit$lambda`, or `"lambda_min"` / `"lambda_1se"`.
@@ -26,10 +27,7 @@ loo_predict <- function(fit, lambda = fit$lambda_min, ...) UseMethod("loo_predic
 #' @export
 loo_predict.rlsc <- function(fit, lambda = fit$lambda_min, ...) {
   check_no_dots(...)
-  l <- fit$lambda[lambda_index(fit, lambda)]
-  path <- loo_path(fit$engine, fit, fit$weights, l, fit$intercept, keep = TRUE)
-  warn_undefined(path$n_na)
-  out <- matrix(path$loo[, , 1L], nrow = fit$nobs,
-                dimnames = list(fit$rownames, response_names(fit)))
-  if (ncol(out) == 1L) stats::setNames(out[, 1L], fit$rownames) else out
+  out <- path_outputs(fit, lambda)
+  warn_undefined(out$n_na)
+  pad(fit, out$loo)
 }

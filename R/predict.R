@@ -1,39 +1,60 @@
 #' Predictions from an rlsc fit
 #'
 #' @param object an [rlsc()] fit.
-#' @param newdata a numeric matrix (or data frame of numeric columns) with the
-#'   columns of the training `x`.
+#' @param newdata new observations: for a fit made with a formula, a data frame
+#'   with the variables of the formula (factor levels must be among those seen
+#'   in training; rows with `NA` get `NA` predictions); otherwise a numeric
+#'   matrix, data frame or sparse `Matrix` with the columns of the training
+#'   `x`. When missing, the in-sample fitted values are returned.
 #' @param lambda a value of `object$lambda`, or `"lambda_min"` / `"lambda_1se"`.
 #' @param type `"response"` for fitted values (decision values for
 #'   classification, one column per class, or one column for two classes) or
-#'   `"class"` for class labels (a factor).
+#'   `"class"` for class labels (a factor with the levels of the response).
 #' @param ... not used.
 #' @return A vector for one response column, else a matrix; a factor for
 #'   `type = "class"`.
 #' @export
 #' @examples
-#' x <- as.matrix(iris[, 1:4])
-#' fit <- rlsc(x, iris$Species)
-#' head(predict(fit, x))
-#' head(predict(fit, x, type = "class"))
+#' fit <- rlsc(Species ~ ., data = iris)
+#' head(predict(fit, iris))
+#' head(predict(fit, iris, type = "class"))
 predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
                          type = c("response", "class"), ...) {
   check_no_dots(...)
   type <- match.arg(type)
-  if (missing(newdata)) stop_arg("`newdata` is missing; give the new data")
-  newdata <- as_design_matrix(newdata, "newdata")
-  if (ncol(newdata) != object$nvars) {
+  if (type == "class" && object$type != "classification") {
+    stop_arg("`type` = \"class\" needs a classification fit; this one is regression")
+  }
+  if (missing(newdata) || is.null(newdata)) {
+    f <- as.matrix(fitted(object, lambda = lambda))
+  } else {
+    f <- predict_matrix(object, newdata, lambda)
+  }
+  if (type == "class") return(stats::setNames(decode_classes(f, object$classes), rownames(f)))
+  if (ncol(f) == 1L) stats::setNames(f[, 1L], rownames(f)) else f
+}
+
+# Decision values (m x T) at new data; rows of a formula's new data with NA
+# values get NA.
+predict_matrix <- function(object, newdata, lambda) {
+  if (!is.null(object$terms)) {
+    x <- new_design(object, newdata)
+    ok <- stats::complete.cases(x)
+    out <- matrix(NA_real_, nrow(x), ncol(object$y),
+                  dimnames = list(rownames(x), response_names(object)))
+    if (any(ok)) out[ok, ] <- predict_design(object, x[ok, , drop = FALSE], lambda)
+    return(out)
+  }
+  predict_design(object, as_design(newdata, "newdata"), lambda)
+}
+
+predict_design <- function(object, x, lambda) {
+  if (ncol(x) != object$nvars) {
     stop_arg("`newdata` must have ", object$nvars, " columns (as the training `x`), not ",
-             ncol(newdata))
+             ncol(x))
   }
   cf <- as.matrix(coef(object, lambda = lambda))
-  f <- newdata %*% cf[-1L, , drop = FALSE] + rep(cf[1L, ], each = nrow(newdata))
-  dimnames(f) <- list(rownames(newdata), colnames(cf))
-  if (type == "class") {
-    if (object$type != "classification") {
-      stop_arg("`type` = \"class\" needs a classification fit; this one is regression")
-    }
-    return(stats::setNames(decode_classes(f, object$classes), rownames(newdata)))
-  }
-  if (ncol(f) == 1L) stats::setNames(f[, 1L], rownames(newdata)) else f
+  f <- as.matrix(x %*% cf[-1L, , drop = FALSE]) + rep(cf[1L, ], each = nrow(x))
+  dimnames(f) <- list(rownames(x), colnames(cf))
+  f
 }

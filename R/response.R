@@ -7,7 +7,15 @@ encode_response <- function(y, n) {
     if (!is.null(dim(y))) stop_arg("`y` must be a vector, a matrix of numbers or a factor, not ", describe(y))
     y <- if (is.logical(y)) factor(y, levels = c(FALSE, TRUE)) else factor(y)
   }
-  if (is.factor(y)) return(encode_classes(y, n))
+  if (is.factor(y)) {
+    if (length(y) != n) {
+      stop_arg("`y` must have ", n, " values (the rows of `x`), not ", length(y))
+    }
+    ymat <- encode_classes(y)
+    classes <- attr(ymat, "classes")
+    attr(ymat, "classes") <- NULL
+    return(list(y = ymat, type = "classification", classes = classes, multi = length(classes) > 2L))
+  }
   if (!is.numeric(y) || (!is.null(dim(y)) && !is.matrix(y))) {
     stop_arg("`y` must be a numeric vector or matrix, a factor, or a character or ",
              "logical vector, not ", describe(y))
@@ -25,9 +33,31 @@ encode_response <- function(y, n) {
   list(y = ymat, type = "regression", classes = NULL, multi = is.matrix(y))
 }
 
-encode_classes <- function(y, n) {
-  if (length(y) != n) {
-    stop_arg("`y` must have ", n, " values (the rows of `x`), not ", length(y))
+#' The class coding of RLSC and its inverse
+#'
+#' `encode_classes()` turns class labels into the response columns that
+#' [rlsc()] fits: with two classes one column, -1 for the first level and +1
+#' for the second (as [glm()] orders them); with \eqn{K \ge 3} classes
+#' one-vs-all, \eqn{K} columns with +1 in the column of the point's class and -1
+#' elsewhere. `decode_classes()` maps decision values back to labels: the sign
+#' of the one column, or the column of the largest value (first on ties).
+#'
+#' @param y class labels: a factor, or a character or logical vector. Levels
+#'   that do not occur are dropped with a warning.
+#' @return `encode_classes()`: a numeric matrix with one row per label and
+#'   columns named by class (the second class for two classes), with the
+#'   classes in attribute `"classes"`. `decode_classes()`: a factor.
+#' @export
+#' @examples
+#' codes <- encode_classes(iris$Species[c(1, 51, 101)])
+#' codes
+#' decode_classes(codes, attr(codes, "classes"))
+#' encode_classes(c("no", "yes", "yes"))
+encode_classes <- function(y) {
+  if (is.logical(y)) y <- factor(y, levels = c(FALSE, TRUE))
+  if (is.character(y)) y <- factor(y)
+  if (!is.factor(y)) {
+    stop_arg("`y` must be a factor, or a character or logical vector, not ", describe(y))
   }
   if (anyNA(y)) stop_arg("`y` must not contain NA values")
   empty <- levels(y)[tabulate(y, nlevels(y)) == 0L]
@@ -41,18 +71,29 @@ encode_classes <- function(y, n) {
     stop_arg("`y` must have at least 2 classes for classification, not ", length(classes))
   }
   codes <- as.integer(y)
+  n <- length(y)
   if (length(classes) == 2L) {
-    ymat <- matrix(ifelse(codes == 2L, 1, -1), ncol = 1L, dimnames = list(NULL, classes[2L]))
+    out <- matrix(ifelse(codes == 2L, 1, -1), ncol = 1L, dimnames = list(NULL, classes[2L]))
   } else {
-    ymat <- matrix(-1, n, length(classes), dimnames = list(NULL, classes))
-    ymat[cbind(seq_len(n), codes)] <- 1
+    out <- matrix(-1, n, length(classes), dimnames = list(NULL, classes))
+    out[cbind(seq_len(n), codes)] <- 1
   }
-  list(y = ymat, type = "classification", classes = classes, multi = length(classes) > 2L)
+  structure(out, classes = classes)
 }
 
-# Decision values (n x T) to class labels, the inverse of encode_classes().
-decode_classes <- function(f, classes) {
-  f <- as.matrix(f)
-  idx <- if (length(classes) == 2L) ifelse(f[, 1L] > 0, 2L, 1L) else max.col(f, ties.method = "first")
+#' @rdname encode_classes
+#' @param decision decision values: a vector (two classes) or a matrix with
+#'   one column per class.
+#' @param classes the class labels, as in `attr(encode_classes(y), "classes")`
+#'   or `fit$classes`.
+#' @export
+decode_classes <- function(decision, classes) {
+  decision <- as.matrix(decision)
+  two <- length(classes) == 2L
+  if (ncol(decision) != if (two) 1L else length(classes)) {
+    stop_arg("`decision` must have ", if (two) 1L else length(classes), " column(s) for ",
+             length(classes), " classes, not ", ncol(decision))
+  }
+  idx <- if (two) ifelse(decision[, 1L] > 0, 2L, 1L) else max.col(decision, ties.method = "first")
   factor(classes[idx], levels = classes)
 }

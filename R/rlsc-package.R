@@ -25,6 +25,10 @@
 #' @name rlsc-package
 #' @aliases rlsc-package
 #' @useDynLib rlsc, .registration = TRUE, .fixes = "C_"
-#' @importFrom stats coef nobs predict
+#' @importFrom stats coef fitted model.frame nobs predict residuals
 #' @importFrom graphics plot
+#' @importFrom utils globalVariables
 NULL
+
+# the ggplot2 data pronoun in autoplot.rlsc()
+utils::globalVariables(".data")

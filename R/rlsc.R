@@ -30,8 +30,9 @@
 #' defined LOO value: it is `NA`, the criterion at that \eqn{\lambda} is `NA`,
 #' and one warning says how many.
 #'
-#' @param x a numeric matrix or a data frame of numeric columns, one row per
-#'   observation. Integer and logical values are converted to double.
+#' @param x a numeric matrix, a data frame of numeric columns, or a sparse
+#'   `Matrix` (e.g. a `dgCMatrix`, never densified), one row per observation.
+#'   Integer and logical values are converted to double.
 #' @param y the response: a numeric vector or matrix (regression; several
 #'   columns share one factorization) or a factor (classification, also a
 #'   character or logical vector). A factor with two levels is coded -1 / +1
@@ -86,7 +87,7 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
                          mode = c("auto", "primal", "dual"), ...) {
   call <- match.call()
   check_no_dots(...)
-  x <- as_design_matrix(x)
+  x <- as_design(x)
   n <- nrow(x)
   if (n < 2L) stop_arg("`x` must have at least 2 rows, not ", n)
   resp <- encode_response(y, n)

@@ -31,7 +31,7 @@ test_that("predict() rejects bad new data and the class type for regression", {
   expect_error(predict(fit, d$x[, 1:3]), "`newdata` must have 4 columns \\(as the training `x`\\), not 3")
   expect_error(predict(fit, "a"), "`newdata` must be a numeric matrix or data frame, not character vector")
   expect_error(predict(fit, d$x * NA), "`newdata` must not contain NA, NaN or Inf values")
-  expect_error(predict(fit), "`newdata` is missing")
+  expect_identical(predict(fit), fitted(fit))
   expect_error(predict(fit, d$x, type = "class"), "`type` = \"class\" needs a classification fit")
   expect_error(predict(fit, d$x, lambda = 123), "not on the fitted grid")
 })

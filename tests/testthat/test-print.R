@@ -11,12 +11,3 @@ test_that("print() shows the problem and the selected lambdas and returns invisi
   expect_match(capture.output(print(cl)), "misclassification rate", all = FALSE)
   expect_identical(nobs(cl), 150L)
 })
-
-test_that("plot() draws and returns the fit invisibly", {
-  fit <- rlsc(as.matrix(mtcars[, -1]), mtcars$mpg)
-  pdf(NULL)
-  on.exit(dev.off())
-  res <- withVisible(plot(fit, main = "mtcars"))
-  expect_false(res$visible)
-  expect_identical(res$value, fit)
-})

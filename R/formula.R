@@ -1,0 +1,93 @@
+#' @rdname rlsc
+#' @param formula a model formula, as for [lm()]: `y ~ .`, factors,
+#'   interactions, `poly()`, `splines::ns()`, `log()` and `I()` terms. The
+#'   model's own intercept (unpenalized) replaces the intercept column of the
+#'   model matrix; `- 1` or `+ 0` fits without one. A factor, character or
+#'   logical response means classification.
+#' @param data a data frame holding the variables of `formula`.
+#' @param subset,na.action as for [lm()]; by default rows with `NA` are
+#'   omitted (`na.omit`); with `na.exclude` the outputs of [fitted()],
+#'   [residuals()] and [loo_predict()] are padded back with `NA`.
+#' @param contrasts as for [model.matrix()].
+#' @export
+#' @examples
+#'
+#' # the formula interface
+#' fit <- rlsc(mpg ~ wt + hp + factor(cyl), data = mtcars)
+#' predict(fit, newdata = head(mtcars))
+rlsc.formula <- function(formula, data, subset, weights, na.action, contrasts = NULL, ...) {
+  call <- match.call()
+  if ("intercept" %in% names(list(...))) {
+    stop_arg("`intercept` is set by the formula: use `- 1` to fit without one")
+  }
+  mf <- match.call(expand.dots = FALSE)
+  mf <- mf[c(1L, match(c("formula", "data", "subset", "weights", "na.action"), names(mf), 0L))]
+  mf$drop.unused.levels <- TRUE
+  mf[[1L]] <- quote(stats::model.frame)
+  names(mf)[2L] <- "formula"
+  mf <- tryCatch(eval(mf, parent.frame()), error = function(e) {
+    stop_arg("cannot build the model frame: ", conditionMessage(e))
+  })
+  terms <- attr(mf, "terms")
+  if (!attr(terms, "response")) stop_arg("`formula` must have a response, as in `y ~ x`")
+  y <- stats::model.response(mf)
+  x <- design_matrix(terms, mf, contrasts)
+  response <- deparse1(formula[[2L]])
+  fit <- tryCatch(
+    rlsc.default(x, y, weights = stats::model.weights(mf),
+                 intercept = attr(terms, "intercept") == 1L, ...),
+    error = function(e) {   # name the response as the user wrote it, not `y`
+      stop_arg(sub("^`y`", paste0("the response `", response, "`"), conditionMessage(e)))
+    })
+  fit$call <- call
+  fit$terms <- terms
+  fit$xlevels <- stats::.getXlevels(terms, mf)
+  fit$contrasts <- attr(x, "contrasts")
+  fit$na.action <- attr(mf, "na.action")
+  fit$model <- mf
+  fit
+}
+
+# The model matrix without its intercept column: the intercept is the model's
+# own, unpenalized one.
+design_matrix <- function(terms, mf, contrasts = NULL) {
+  x <- stats::model.matrix(terms, mf, contrasts)
+  keep <- attr(x, "assign") != 0L
+  out <- x[, keep, drop = FALSE]
+  attr(out, "assign") <- attr(x, "assign")[keep]
+  attr(out, "contrasts") <- attr(x, "contrasts")
+  out
+}
+
+# New data rebuilt through the training terms and factor levels.
+new_design <- function(object, newdata) {
+  if (!is.data.frame(newdata) && !is.list(newdata)) {
+    stop_arg("`newdata` must be a data frame for a fit made with a formula, not ",
+             describe(newdata))
+  }
+  terms <- stats::delete.response(object$terms)
+  missing_vars <- setdiff(all.vars(terms), names(newdata))
+  if (length(missing_vars)) {
+    stop_arg("`newdata` lacks the variable(s) ", paste0("`", missing_vars, "`", collapse = ", "))
+  }
+  mf <- stats::model.frame(terms, newdata, na.action = stats::na.pass)
+  for (v in names(object$xlevels)) {
+    new <- setdiff(unique(as.character(mf[[v]])), c(object$xlevels[[v]], NA))
+    if (length(new)) {
+      stop_arg("`newdata` has level(s) of `", v, "` not seen in training: ",
+               paste(sQuote(new, FALSE), collapse = ", "))
+    }
+  }
+  mf <- stats::model.frame(terms, newdata, na.action = stats::na.pass, xlev = object$xlevels)
+  stats::.checkMFClasses(attr(terms, "dataClasses"), mf)
+  design_matrix(terms, mf, object$contrasts)
+}
+
+#' @rdname fitted.rlsc
+#' @export
+model.frame.rlsc <- function(formula, ...) {
+  if (is.null(formula$model)) {
+    stop_arg("this fit was made from a matrix, not a formula: it has no model frame")
+  }
+  formula$model
+}

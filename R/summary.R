@@ -1,0 +1,66 @@
+#' Summarize an rlsc fit
+#'
+#' The exact LOO table around the minimum, the coefficients at `lambda_min`
+#' and `lambda_1se`, and for classification the LOO confusion matrix at
+#' `lambda_min`.
+#'
+#' @param object an [rlsc()] fit.
+#' @param rows how many grid values on each side of `lambda_min` to show.
+#' @param ... not used.
+#' @return An object of class `summary.rlsc`: a list with `call`, `table`
+#'   (rows of `object$path`), `coefficients` and, for classification,
+#'   `confusion`.
+#' @export
+#' @examples
+#' summary(rlsc(Species ~ ., data = iris))
+summary.rlsc <- function(object, rows = 3L, ...) {
+  check_no_dots(...)
+  rows <- check_count(rows, "rows", min = 0L)
+  around <- seq(max(1L, object$index_min - rows), min(length(object$lambda), object$index_min + rows))
+  shown <- c("lambda", "df", object$criterion, paste0(object$criterion, "_se"),
+             if (object$criterion == "misclass") "mse", if (any(object$path$n_na > 0L)) "n_na")
+  table <- object$path[around, shown]
+  table$selected <- ifelse(around == object$index_min, "lambda_min",
+                           ifelse(around == object$index_1se, "lambda_1se", ""))
+  cf <- lapply(c("lambda_min", "lambda_1se"), function(l) as.matrix(coef(object, l)))
+  coefficients <- if (ncol(cf[[1L]]) == 1L) {
+    cbind(lambda_min = cf[[1L]][, 1L], lambda_1se = cf[[2L]][, 1L])
+  } else {
+    cf[[1L]]
+  }
+  out <- list(call = object$call, type = object$type, criterion = object$criterion,
+              nobs = object$nobs, nvars = object$nvars, mode = object$mode,
+              lambda_min = object$lambda_min, lambda_1se = object$lambda_1se,
+              table = table, coefficients = coefficients)
+  if (object$type == "classification") {
+    loo <- loo_predict(object, "lambda_min")
+    truth <- decode_classes(object$y, object$classes)
+    keep <- object$weights > 0
+    out$confusion <- table(LOO = decode_classes(loo, object$classes)[keep], truth = truth[keep])
+  }
+  structure(out, class = "summary.rlsc")
+}
+
+#' @rdname summary.rlsc
+#' @param x a `summary.rlsc` object.
+#' @param digits significant digits.
+#' @export
+print.summary.rlsc <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  cat("\nCall:  ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
+  cat(sprintf("n = %d, d = %d, %s form; exact leave-one-out %s\n\n", x$nobs, x$nvars,
+              x$mode, criterion_label(x$criterion)))
+  cat("Leave-one-out path around the minimum:\n")
+  print(x$table, digits = digits, row.names = FALSE)
+  cat(if (ncol(x$coefficients) == 2L && identical(colnames(x$coefficients), c("lambda_min", "lambda_1se"))) {
+    "\nCoefficients:\n"
+  } else {
+    "\nCoefficients at lambda_min (one column per class or response):\n"
+  })
+  print(x$coefficients, digits = digits)
+  if (!is.null(x$confusion)) {
+    cat("\nLeave-one-out confusion matrix at lambda_min:\n")
+    print(x$confusion)
+  }
+  cat("\n")
+  invisible(x)
+}

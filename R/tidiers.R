@@ -1,0 +1,69 @@
+# broom-style tidiers, registered for the generics package when it is loaded
+# (generics is only suggested).
+
+#' Tidy an rlsc fit
+#'
+#' `tidy()` gives one row per \eqn{\lambda}: `lambda`, `df`, `estimate` (the
+#' exact LOO criterion), `std.error`, `conf.low` and `conf.high` (one standard
+#' error either side). `glance()` gives one row: `lambda_min`, `lambda_1se`,
+#' `nobs`, `criterion` and its value at `lambda_min`. `augment()` adds
+#' `.fitted`, `.loo` and `.resid` at one \eqn{\lambda} to the data (the model
+#' frame for a formula fit), with `.class` and `.loo_class` for
+#' classification; several response columns get one column each, suffixed by
+#' the column or class name.
+#'
+#' @param x an [rlsc()] fit.
+#' @param data the data to augment; by default the model frame of a formula
+#'   fit, else a data frame with only the new columns.
+#' @param lambda a value of `x$lambda`, or `"lambda_min"` / `"lambda_1se"`.
+#' @param ... not used.
+#' @return A data frame.
+#' @name rlsc_tidiers
+#' @examplesIf requireNamespace("generics", quietly = TRUE)
+#' fit <- rlsc(mpg ~ ., data = mtcars)
+#' head(generics::tidy(fit))
+#' generics::glance(fit)
+#' head(generics::augment(fit))
+NULL
+
+#' @rdname rlsc_tidiers
+#' @exportS3Method generics::tidy
+tidy.rlsc <- function(x, ...) {
+  check_no_dots(...)
+  data.frame(lambda = x$lambda, df = x$df, estimate = x$cvm, std.error = x$cvsd,
+             conf.low = x$cvm - x$cvsd, conf.high = x$cvm + x$cvsd)
+}
+
+#' @rdname rlsc_tidiers
+#' @exportS3Method generics::glance
+glance.rlsc <- function(x, ...) {
+  check_no_dots(...)
+  data.frame(lambda_min = x$lambda_min, lambda_1se = x$lambda_1se, nobs = x$nobs,
+             criterion = x$criterion, estimate = x$cvm[x$index_min])
+}
+
+#' @rdname rlsc_tidiers
+#' @exportS3Method generics::augment
+augment.rlsc <- function(x, data = x$model, lambda = x$lambda_min, ...) {
+  check_no_dots(...)
+  out <- path_outputs(x, lambda)
+  cols <- list(.fitted = out$fitted, .loo = out$loo, .resid = x$y - out$fitted)
+  if (x$type == "classification") {
+    cols$.class <- decode_classes(out$fitted, x$classes)
+    cols$.loo_class <- decode_classes(out$loo, x$classes)
+  }
+  new <- as.data.frame(lapply(cols, function(col) {
+    if (is.matrix(col) && ncol(col) == 1L) col[, 1L] else col
+  }), optional = TRUE)
+  names(new) <- unlist(lapply(names(cols), function(nm) {
+    col <- cols[[nm]]
+    if (is.matrix(col) && ncol(col) > 1L) paste0(nm, "_", colnames(col)) else nm
+  }))
+  if (is.null(data)) return(new)
+  data <- as.data.frame(data)
+  if (nrow(data) != nrow(new)) {
+    stop_arg("`data` must have the ", nrow(new), " rows the model was fitted to, not ",
+             nrow(data))
+  }
+  cbind(data, new)
+}

@@ -1,0 +1,15 @@
+test_that("fitted() and residuals() equal the reference fit", {
+  d <- make_data(30, 4, seed = 61)
+  fit <- rlsc(d$x, d$y)
+  l <- fit$lambda[40]
+  ref <- drop(ref_predict(ref_coef(d$x, d$y, lambda = l), d$x))
+  expect_equal(unname(fitted(fit, l)), ref, tolerance = 1e-9)
+  expect_equal(unname(residuals(fit, l)), d$y - ref, tolerance = 1e-9)
+  expect_equal(fitted(fit, l), predict(fit, d$x, lambda = l), tolerance = 1e-10)
+  expect_error(fitted(fit, 1e-99), "not on the fitted grid")
+})
+
+test_that("classification residuals are on the -1/+1 coding", {
+  fit <- rlsc(Species ~ ., data = iris)
+  expect_equal(residuals(fit), ref_code(iris$Species) - fitted(fit), ignore_attr = TRUE)
+})
