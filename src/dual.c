@@ -26,7 +26,7 @@ SEXP rlsc_dual_gram(SEXP x, SEXP w, SEXP center)
     double *K = REAL(out);
     memset(K, 0, sizeof(double) * (size_t) m * m);
     if (m > 0 && d > 0) {
-        int cb_max = block_rows(d, m, 1 << 22);     /* columns per block */
+        int cb_max = block_rows(d, m, BLOCK_DOUBLES);     /* columns per block */
         double *buf = (double *) R_alloc((size_t) m * cb_max, sizeof(double));
         const double one = 1.0;
         for (int j0 = 0; j0 < d; j0 += cb_max) {

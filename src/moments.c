@@ -56,7 +56,7 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept, SEXP want_gram)
     memset(mx, 0, sizeof(double) * d);
     memset(my, 0, sizeof(double) * nt);
 
-    int nb_max = block_rows(n, (double) d + nt, 1 << 22);
+    int nb_max = block_rows(n, (double) d + nt, BLOCK_DOUBLES);
     double *bx = (double *) R_alloc((size_t) nb_max * (d > 0 ? d : 1), sizeof(double));
     double *by = (double *) R_alloc((size_t) nb_max * (nt > 0 ? nt : 1), sizeof(double));
     double *bmx = (double *) R_alloc(d > 0 ? d : 1, sizeof(double));

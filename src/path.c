@@ -124,7 +124,7 @@ SEXP rlsc_loo_path(SEXP b, SEXP values, SEXP g, SEXP y, SEXP w, SEXP ybar,
         nprot += 3;
     }
 
-    int nb_max = block_rows(n, (double) r + (double) nl * (nt + 3), 1 << 21);
+    int nb_max = block_rows(n, (double) r + (double) nl * (nt + 3), BLOCK_DOUBLES);
     double *bsq = (double *) R_alloc((size_t) nb_max * r + 1, sizeof(double));
     double *hb = (double *) R_alloc((size_t) nb_max * nl, sizeof(double));
     double *fb = (double *) R_alloc((size_t) nb_max * lt, sizeof(double));

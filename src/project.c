@@ -17,7 +17,7 @@ SEXP rlsc_project(SEXP x, SEXP center, SEXP v)
         if (d == 0) {
             memset(pb, 0, sizeof(double) * (size_t) n * r);
         } else {
-            int nb_max = block_rows(n, d, 1 << 22);
+            int nb_max = block_rows(n, d, BLOCK_DOUBLES);
             double *buf = (double *) R_alloc((size_t) nb_max * d, sizeof(double));
             const double one = 1.0, zero = 0.0;
             for (int i0 = 0; i0 < n; i0 += nb_max) {

@@ -29,6 +29,7 @@ void check_double_vector(SEXP x, const char *name, R_xlen_t len);
 int check_flag(SEXP x, const char *name);
 
 /* rows per block: bounds scratch memory to about `budget` doubles */
+#define BLOCK_DOUBLES (1 << 17)
 int block_rows(int n, double per_row, double budget);
 
 #endif
