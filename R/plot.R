@@ -14,6 +14,9 @@
 plot.rlsc <- function(x, xlab = expression(log[10](lambda)),
                       ylab = criterion_label(x$criterion), ...) {
   ok <- !is.na(x$cvm) & x$lambda > 0
+  if (!any(ok)) {
+    stop_arg("nothing to plot: the fit has no `lambda` > 0 with a defined criterion")
+  }
   ll <- log10(x$lambda[ok])
   lo <- x$cvm[ok] - x$cvsd[ok]
   hi <- x$cvm[ok] + x$cvsd[ok]
