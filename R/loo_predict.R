@@ -29,6 +29,7 @@ loo_predict.rlsc <- function(fit, lambda = fit$lambda_min, ...) {
   l <- fit$lambda[lambda_index(fit, lambda)]
   path <- loo_path(fit$engine, fit, fit$weights, l, fit$intercept, keep = TRUE)
   warn_undefined(path$n_na)
+  warn_unreliable(fit$engine, l)
   out <- matrix(path$loo[, , 1L], nrow = fit$nobs,
                 dimnames = list(fit$rownames, response_names(fit)))
   if (ncol(out) == 1L) stats::setNames(out[, 1L], fit$rownames) else out

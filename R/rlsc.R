@@ -103,6 +103,7 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
   if (is.null(lambda)) lambda <- default_lambda(eng$values, nlambda)
   path <- loo_path(eng, resp, weights, lambda, intercept, keep = FALSE)
   warn_undefined(path$n_na)
+  warn_unreliable(eng, lambda)
 
   crit <- path[[criterion]]
   crit_se <- path[[paste0(criterion, "_se")]]
