@@ -126,8 +126,11 @@ test_that("duplicated rows, d = 1 and n = 5, d = 10000 agree with brute force", 
   for (l in fit$lambda) {
     expect_equal(unname(loo_predict(fit, l)), ref_loo_wide(xw, yw, l), tolerance = 1e-10)
   }
+  # kernel form of the full fit: beta = Xc' (Xc Xc' + lambda I)^-1 (y - ybar)
+  xc <- sweep(xw, 2, colMeans(xw))
+  beta <- crossprod(xc, solve(tcrossprod(xc) + 1e4 * diag(5), yw - mean(yw)))
   expect_equal(unname(predict(fit, xw[1:2, ] * 2, lambda = 1e4)),
-               drop(cbind(1, xw[1:2, ] * 2) %*% ref_coef(xw, yw, lambda = 1e4)), tolerance = 1e-8)
+               drop(mean(yw) + sweep(xw[1:2, ] * 2, 2, colMeans(xw)) %*% beta), tolerance = 1e-8)
 })
 
 test_that("NA, NaN and Inf in `y` are rejected", {
