@@ -23,10 +23,10 @@ positive_spectrum <- function(values, x, w) {
   n <- nrow(x)
   d <- ncol(x)
   eps <- .Machine$double.eps
-  scale <- if (length(x)) max(abs(range(x))) else 0
-  floor <- sum(w) * (max(n, d) * eps * scale)^2
-  keep <- values > max(max(values, 0) * max(n, d) * eps, floor)
-  list(keep = keep, dropped = max(values[!keep & values > floor], 0))
+  xmax <- if (length(x)) max(abs(range(x))) else 0
+  noise <- sum(w) * (max(n, d) * eps * xmax)^2
+  keep <- values > max(max(values, 0) * max(n, d) * eps, noise)
+  list(keep = keep, dropped = max(values[!keep & values > noise], 0))
 }
 
 # Centered cross-products below about xmin / eps have lost digits to underflow
