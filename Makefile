@@ -50,8 +50,10 @@ check test: $(TARBALL)
 
 # The test suite under valgrind: no invalid read or write, no definitely lost
 # memory.  Installs into a private library (never the site library) and
-# installs valgrind from Debian if it is missing.  Takes several minutes.
-VALGRIND     := valgrind --error-exitcode=1 --leak-check=full
+# installs valgrind from Debian if it is missing.  Takes about 5 minutes.
+# Only definite leaks count as errors: cli's timer thread (loaded by testthat)
+# leaves 336 bytes "possibly lost" that are not this package's.
+VALGRIND     := valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite
 VALGRIND_LIB := $(CURDIR)/valgrind-lib
 valgrind: deps
 	@command -v valgrind >/dev/null || { apt-get update -qq && \
@@ -60,7 +62,7 @@ valgrind: deps
 	$(R) CMD INSTALL --no-multiarch -l $(VALGRIND_LIB) .
 	cd tests && R_LIBS=$(VALGRIND_LIB) NOT_CRAN=true $(R) -d "$(VALGRIND)" --vanilla -f testthat.R \
 	  > ../valgrind.log 2>&1 || { tail -n 40 ../valgrind.log; echo "valgrind: FAILED, see valgrind.log"; exit 1; }
-	@grep -E 'ERROR SUMMARY|definitely lost|Invalid (read|write)' valgrind.log | sort | uniq -c
+	@grep -a -E 'ERROR SUMMARY|definitely lost|Invalid (read|write)|\[ FAIL' valgrind.log
 	@echo "valgrind: OK (no errors, see valgrind.log)"
 
 bench: install
