@@ -30,7 +30,7 @@ as_design_matrix <- function(x, arg = "x") {
     }
     x <- as.matrix(x)
   }
-  if (is.numeric(x) && is.null(dim(x))) x <- matrix(x, ncol = 1L)
+  if ((is.numeric(x) || is.logical(x)) && is.null(dim(x))) x <- matrix(x, ncol = 1L)
   if (!is.matrix(x) || !(is.numeric(x) || is.logical(x))) {
     stop_arg("`", arg, "` must be a numeric matrix or data frame, not ", describe(x))
   }
@@ -78,9 +78,11 @@ check_lambda <- function(lambda) {
 }
 
 check_count <- function(x, arg, min = 1L) {
-  if (!is.numeric(x) || length(x) != 1L || is.na(x) || x != round(x) || x < min) {
-    stop_arg("`", arg, "` must be a whole number of at least ", min, ", not ",
-             paste(format(x), collapse = " "))
+  if (!(is.numeric(x) || identical(x, NA)) || length(x) != 1L) {
+    stop_arg("`", arg, "` must be a whole number of at least ", min, ", not ", describe(x))
+  }
+  if (!is.finite(x) || x != round(x) || x < min || x > .Machine$integer.max) {
+    stop_arg("`", arg, "` must be a whole number of at least ", min, ", not ", format(x))
   }
   as.integer(x)
 }

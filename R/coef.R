@@ -21,7 +21,7 @@ coef.rlsc <- function(object, lambda = object$lambda_min, ...) {
   intercept <- if (object$intercept) eng$ybar - drop(crossprod(beta, eng$xbar)) else 0
   out <- rbind(intercept, beta)
   dimnames(out) <- list(c("(Intercept)", object$xnames), response_names(object))
-  if (ncol(out) == 1L) out[, 1L] else out
+  if (ncol(out) == 1L) stats::setNames(out[, 1L], rownames(out)) else out
 }
 
 response_names <- function(object) {

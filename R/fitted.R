@@ -35,7 +35,7 @@ path_outputs <- function(object, lambda) {
   shape <- function(a) {
     matrix(a[, , 1L], nrow = object$nobs, dimnames = list(object$rownames, response_names(object)))
   }
-  list(fitted = shape(path$fitted), loo = shape(path$loo), n_na = path$n_na)
+  list(fitted = shape(path$fitted), loo = shape(path$loo), n_na = path$n_na, lambda = l)
 }
 
 # Drop to a vector for one column, and pad rows removed by na.exclude.

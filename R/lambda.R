@@ -40,9 +40,14 @@ lambda_index <- function(object, lambda) {
       lambda %in% c("lambda_min", "lambda_1se")) {
     return(object[[sub("lambda", "index", lambda)]])
   }
-  if (!is.numeric(lambda) || length(lambda) != 1L || is.na(lambda)) {
+  if (!is.numeric(lambda) || length(lambda) != 1L || !is.finite(lambda)) {
+    got <- if (length(lambda) == 1L && is.atomic(lambda) && !is.complex(lambda)) {
+      format(lambda)
+    } else {
+      paste(describe(lambda), "of length", length(lambda))
+    }
     stop_arg("`lambda` must be a single value of the fitted grid, \"lambda_min\" or ",
-             "\"lambda_1se\", not ", paste(format(lambda), collapse = " "))
+             "\"lambda_1se\", not ", got)
   }
   hit <- which(abs(object$lambda - lambda) <= 1e-10 * abs(lambda))
   if (!length(hit)) {

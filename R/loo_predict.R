@@ -7,8 +7,15 @@
 #' (two classes) or the column of their maximum.
 #'
 #' Points with zero weight are not part of the fit: their "LOO" value is the
-#' fitted value. Points the fit interpolates (leverage 1) get `NA`. Under
-#' `na.action = na.exclude` the output is padded with `NA` for omitted rows.
+#' fitted value. Points the fit interpolates (leverage within `1e-8` of 1) get
+#' `NA`, with a warning. Under `na.action = na.exclude` the output is padded
+#' with `NA` for omitted rows.
+#'
+#' The values come from an eigendecomposition of the Gram matrix, whose
+#' eigenvalues are known to about `eps` times the largest one, \eqn{\Lambda_1}.
+#' When `lambda` is below \eqn{10^{-9} \Lambda_1} (or close to an eigenvalue
+#' dropped as numerically zero) the LOO values may be off by more than `1e-6`
+#' relative, and a warning says so; use a larger `lambda`.
 #'
 #' @param fit an [rlsc()] fit.
 #' @param lambda a value of `fit$lambda`, or `"lambda_min"` / `"lambda_1se"`.
@@ -29,5 +36,6 @@ loo_predict.rlsc <- function(fit, lambda = fit$lambda_min, ...) {
   check_no_dots(...)
   out <- path_outputs(fit, lambda)
   warn_undefined(out$n_na)
+  warn_unreliable(fit$engine, out$lambda)
   pad(fit, out$loo)
 }

@@ -24,6 +24,9 @@ plot.rlsc <- function(x, type = c("criterion", "coef"), response = 1L,
   type <- match.arg(type)
   if (type == "coef") return(plot_coef(x, response, xlab, ylab, ...))
   ok <- !is.na(x$cvm) & x$lambda > 0
+  if (!any(ok)) {
+    stop_arg("nothing to plot: the fit has no `lambda` > 0 with a defined criterion")
+  }
   ll <- log10(x$lambda[ok])
   lo <- x$cvm[ok] - x$cvsd[ok]
   hi <- x$cvm[ok] + x$cvsd[ok]

@@ -27,8 +27,13 @@ encode_response <- function(y, n) {
   if (!ncol(ymat)) stop_arg("`y` must have at least one column")
   if (!is.double(ymat)) storage.mode(ymat) <- "double"
   if (!all_finite(ymat)) stop_arg("`y` must not contain NA, NaN or Inf values")
-  if (all(apply(ymat, 2L, function(col) all(col == col[1L])))) {
+  spread <- apply(ymat, 2L, function(col) diff(range(col)))
+  if (all(spread == 0)) {
     stop_arg("`y` is constant: every response column has a single distinct value")
+  }
+  if (max(spread) < sqrt(.Machine$double.xmin) / .Machine$double.eps) {
+    stop_arg("`y` is too small in magnitude: its squared leave-one-out errors underflow; ",
+             "rescale it")
   }
   list(y = ymat, type = "regression", classes = NULL, multi = is.matrix(y))
 }

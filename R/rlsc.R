@@ -104,6 +104,7 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
   if (is.null(lambda)) lambda <- default_lambda(eng$values, nlambda)
   path <- loo_path(eng, resp, weights, lambda, intercept, keep = FALSE)
   warn_undefined(path$n_na)
+  warn_unreliable(eng, lambda)
 
   crit <- path[[criterion]]
   crit_se <- path[[paste0(criterion, "_se")]]
@@ -120,7 +121,7 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
     index_min = sel$index_min, index_1se = sel$index_1se,
     type = resp$type, classes = resp$classes, multi = resp$multi,
     y = resp$y, weights = weights, intercept = intercept, mode = mode,
-    nobs = n, nvars = ncol(x), xnames = colnames(x) %||% paste0("x", seq_len(ncol(x))),
+    nobs = n, nvars = ncol(x), xnames = colnames(x) %||% sprintf("x%d", seq_len(ncol(x))),
     rownames = rownames(x), engine = eng
   ), class = "rlsc")
 }

@@ -42,11 +42,12 @@ engine_primal_sparse <- function(x, y, w, intercept) {
   check_overflow(gram, "x")
   sxy <- as.matrix(Matrix::crossprod(x, w * sweep(y, 2L, mom$ybar)))
   eig <- .Call(C_rlsc_eigen, gram)
-  keep <- positive_spectrum(eig$values, nrow(x), ncol(x))
-  v <- eig$vectors[, keep, drop = FALSE]
+  check_underflow(eig$values, x, w, intercept)
+  kept <- positive_spectrum(eig$values, x, w)
+  v <- eig$vectors[, kept$keep, drop = FALSE]
   b <- as.matrix(x %*% v) - rep(as.vector(crossprod(mom$xbar, v)), each = nrow(x))
-  list(mode = "primal", values = eig$values[keep], spectrum = pmax(eig$values, 0),
-       b = b, g = crossprod(v, sxy), v = v, xbar = mom$xbar, ybar = mom$ybar)
+  list(mode = "primal", values = eig$values[kept$keep], spectrum = pmax(eig$values, 0),
+       dropped = kept$dropped, b = b, g = crossprod(v, sxy), v = v, xbar = mom$xbar, ybar = mom$ybar)
 }
 
 engine_dual_sparse <- function(x, y, w, intercept) {
@@ -57,5 +58,5 @@ engine_dual_sparse <- function(x, y, w, intercept) {
   gram <- centered_cross(xp, xp, mom$xbar, s) * s
   gram <- (gram + t(gram)) / 2
   check_overflow(gram, "x")
-  dual_from_gram(gram, x, y, w, mom)
+  dual_from_gram(gram, x, y, w, intercept, mom)
 }

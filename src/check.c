@@ -11,6 +11,9 @@ void check_double_matrix(SEXP x, const char *name, int *nrow, int *ncol)
         error("'%s' must be a matrix", name);
     *nrow = INTEGER(dim)[0];
     *ncol = INTEGER(dim)[1];
+    if (*nrow < 0 || *ncol < 0 || (double) *nrow * *ncol != (double) XLENGTH(x))
+        error("'%s' has dimensions %d x %d that do not match its length %lld", name,
+              *nrow, *ncol, (long long) XLENGTH(x));
 }
 
 void check_double_vector(SEXP x, const char *name, R_xlen_t len)

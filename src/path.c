@@ -10,8 +10,10 @@
    which is the pseudo-inverse (minimum-norm) solution at lambda = 0. */
 #include "rlsc.h"
 
-/* 1 - h below this: the point is interpolated and its LOO value is undefined */
-#define LEVERAGE_TOL 1e-10
+/* 1 - h below this: the point is interpolated and its LOO value is undefined.
+   (y_i - f_i) / (1 - h_i) loses about eps / (1 - h_i) of its relative accuracy
+   to cancellation, so this also keeps the defined values good to about 1e-7. */
+#define LEVERAGE_TOL 1e-8
 
 /* Running weighted mean and sum of squared deviations, merged block by block. */
 typedef struct { double w, mean, m2; } moments;
@@ -78,6 +80,7 @@ SEXP rlsc_loo_path(SEXP b, SEXP values, SEXP g, SEXP y, SEXP w, SEXP ybar,
     if (XLENGTH(lambda) > INT_MAX / 2) error("'lambda' is too long");
     int nl = LENGTH(lambda);
     if (nt < 1) error("'y' must have at least one column");
+    if ((double) nl * nt > INT_MAX) error("'lambda' and 'y' have too many values together");
 
     const double *pb = REAL(b), *pv = REAL(values), *pg = REAL(g), *py = REAL(y),
         *pw = REAL(w), *pyb = REAL(ybar), *pl = REAL(lambda);

@@ -64,3 +64,32 @@ rlsc_short <- function(...) {
     if (grepl("value of the `lambda` grid", conditionMessage(w))) invokeRestart("muffleWarning")
   })
 }
+
+# Brute-force LOO for d >> n, unweighted with intercept: each refit solves the
+# (n - 1) x (n - 1) kernel-form system on the data centered without point i,
+# beta = Xc' (Xc Xc' + lambda I)^-1 yc, instead of the d x d normal equations.
+ref_loo_wide <- function(x, y, lambda) {
+  vapply(seq_len(nrow(x)), function(i) {
+    xi <- x[-i, , drop = FALSE]
+    m <- colMeans(xi)
+    xc <- sweep(xi, 2, m)
+    a <- solve(tcrossprod(xc) + lambda * diag(nrow(xc)), y[-i] - mean(y[-i]))
+    mean(y[-i]) + sum((x[i, ] - m) * crossprod(xc, a))
+  }, numeric(1))
+}
+
+# Brute-force LOO that stays accurate for ill-conditioned x: each refit is the
+# augmented least-squares problem [sqrt(w) (1, x); 0, sqrt(lambda) I] solved by
+# Householder QR (condition number the square root of that of the normal
+# equations), on columns shifted by their first value (the intercept absorbs the
+# shift, and the shift removes large offsets before any rounding).
+ref_loo_qr <- function(x, y, w = rep(1, nrow(x)), lambda) {
+  x <- sweep(x, 2, x[1, ])
+  y <- as.matrix(y)
+  d <- ncol(x)
+  vapply(seq_len(nrow(x)), function(i) {
+    a <- rbind(sqrt(w[-i]) * cbind(1, x[-i, , drop = FALSE]), cbind(0, diag(sqrt(lambda), d)))
+    b <- rbind(sqrt(w[-i]) * y[-i, , drop = FALSE], matrix(0, d, ncol(y)))
+    drop(cbind(1, x[i, , drop = FALSE]) %*% qr.coef(qr(a, LAPACK = TRUE), b))
+  }, numeric(ncol(y)))
+}

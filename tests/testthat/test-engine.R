@@ -1,44 +1,96 @@
 # The C entry points check what they are handed: a bad direct .Call is an R
 # error, never a crash.
 
-test_that("the C entry points reject wrong types and shapes", {
-  m <- matrix(1, 4, 2)
-  y <- matrix(1, 4, 1)
-  w <- rep(1, 4)
-  call <- function(name, ...) .Call(getFromNamespace(name, "rlsc"), ...)
-  expect_error(call("C_rlsc_moments", 1:8, y, w, TRUE, TRUE), "'x' must be a double matrix")
-  expect_error(call("C_rlsc_moments", c(1, 2), y, w, TRUE, TRUE), "'x' must be a matrix")
-  expect_error(call("C_rlsc_moments", m, matrix(1, 3, 1), w, TRUE, TRUE), "'y' must have 4 rows")
-  expect_error(call("C_rlsc_moments", m, y, w[-1], TRUE, TRUE), "'w' must have length 4")
-  expect_error(call("C_rlsc_moments", m, y, -w, TRUE, TRUE), "'w' must be finite and non-negative")
-  expect_error(call("C_rlsc_moments", m, y, w, NA, TRUE), "'intercept' must be TRUE or FALSE")
-  expect_error(call("C_rlsc_eigen", matrix(1, 2, 3)), "'s' must be square")
-  expect_error(call("C_rlsc_eigen", matrix(NA_real_, 2, 2)), "'s' must be finite")
-  expect_error(call("C_rlsc_eigen", "a"), "'s' must be a double matrix")
-  expect_error(call("C_rlsc_project", m, 1, diag(2)), "'center' must have length 2")
-  expect_error(call("C_rlsc_project", m, c(0, 0), diag(3)), "'v' must have 2 rows")
-  expect_error(call("C_rlsc_dual_gram", m, w[-1], c(0, 0)), "'w' must have length 4")
-  expect_error(call("C_rlsc_dual_gram", m, w, 0), "'center' must have length 2")
-  b <- matrix(1, 4, 2)
-  g <- matrix(1, 2, 1)
-  ok <- list(b, c(2, 1), g, y, w, 0, c(1, 0.5), TRUE, FALSE, FALSE)
-  path <- function(k, value) {
-    args <- ok
-    args[k] <- list(value)
-    do.call(call, c("C_rlsc_loo_path", args))
+call_c <- function(name, args) do.call(.Call, c(list(getFromNamespace(name, "rlsc")), args))
+
+# For every entry point: arguments that work, and for every argument the bad
+# values it must reject with an R error naming it.  Wrong types include
+# integer, logical, character, list and NULL; wrong shapes include vectors
+# where a matrix is expected, mismatched rows or columns and wrong lengths.
+entry_points <- list(
+  C_rlsc_moments = list(
+    ok = list(matrix(1, 4, 2), matrix(1, 4, 1), rep(1, 4), TRUE, TRUE),
+    bad = list(
+      list(1:8, "'x' must be a double matrix"), list(c(1, 2), "'x' must be a matrix"),
+      list(matrix(1L, 4, 2), "'x' must be a double matrix"), list(NULL, "'x' must be a double matrix"),
+      list(array(1, c(4, 2, 1)), "'x' must be a matrix"),
+      list(matrix(1, 3, 1), "'y' must have 4 rows"), list(1, "'y' must be a matrix"),
+      list("a", "'y' must be a double matrix"), list(matrix(TRUE, 4, 1), "'y' must be a double matrix"),
+      list(rep(1, 3), "'w' must have length 4"), list(rep(1L, 4), "'w' must be a double vector"),
+      list(c(-1, 1, 1, 1), "'w' must be finite and non-negative"),
+      list(c(NaN, 1, 1, 1), "'w' must be finite and non-negative"),
+      list(NA, "'intercept' must be TRUE or FALSE"), list(1, "'intercept' must be TRUE or FALSE"),
+      list(c(TRUE, FALSE), "'want_gram' must be TRUE or FALSE"), list(NULL, "'want_gram' must be TRUE or FALSE")),
+    arg = c(1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 5, 5)),
+  C_rlsc_eigen = list(
+    ok = list(diag(2)),
+    bad = list(
+      list(matrix(1, 2, 3), "'s' must be square, not 2 x 3"), list(matrix(NA_real_, 2, 2), "'s' must be finite"),
+      list(matrix(Inf, 2, 2), "'s' must be finite"), list("a", "'s' must be a double matrix"),
+      list(matrix(1L, 2, 2), "'s' must be a double matrix"), list(c(1, 0, 0, 1), "'s' must be a matrix"),
+      list(list(1), "'s' must be a double matrix")),
+    arg = rep(1, 7)),
+  C_rlsc_project = list(
+    ok = list(matrix(1, 4, 2), c(0, 0), diag(2)),
+    bad = list(
+      list(1:8, "'x' must be a double matrix"), list(rep(1, 8), "'x' must be a matrix"),
+      list(1, "'center' must have length 2"), list(1:2, "'center' must be a double vector"),
+      list(diag(3), "'v' must have 2 rows, not 3"), list(c(1, 0), "'v' must be a matrix"),
+      list(TRUE, "'v' must be a double matrix")),
+    arg = c(1, 1, 2, 2, 3, 3, 3)),
+  C_rlsc_dual_gram = list(
+    ok = list(matrix(1, 4, 2), rep(1, 4), c(0, 0)),
+    bad = list(
+      list("a", "'x' must be a double matrix"), list(rep(1, 8), "'x' must be a matrix"),
+      list(rep(1, 3), "'w' must have length 4"), list(list(1, 1, 1, 1), "'w' must be a double vector"),
+      list(c(1, 1, 1, -Inf), "'w' must be finite and non-negative"),
+      list(0, "'center' must have length 2"), list(NULL, "'center' must be a double vector")),
+    arg = c(1, 1, 2, 2, 2, 3, 3)),
+  C_rlsc_loo_path = list(
+    ok = list(matrix(1, 4, 2), c(2, 1), matrix(1, 2, 1), matrix(1:4 + 0, 4, 1), rep(1, 4), 0,
+              c(1, 0.5), TRUE, FALSE, TRUE),
+    bad = list(
+      list(1:8, "'b' must be a double matrix"), list(rep(1, 8), "'b' must be a matrix"),
+      list(1, "'values' must have length 2"), list(c(-1, 1), "'values' must be finite and non-negative"),
+      list(c(NA, 1), "'values' must be finite and non-negative"), list(2:1, "'values' must be a double vector"),
+      list(matrix(1, 3, 1), "'g' must have 2 rows"), list(c(1, 1), "'g' must be a matrix"),
+      list(matrix(1, 4, 2), "'y' must be 4 x 1"), list(matrix(1, 5, 1), "'y' must be 4 x 1"),
+      list(rep(1, 4), "'y' must be a matrix"),
+      list(rep(0, 4), "'w' must have a positive sum"), list(rep(1, 5), "'w' must have length 4"),
+      list(c(1, 1, 1, NA), "'w' must be finite and non-negative"),
+      list(c(0, 0), "'ybar' must have length 1"), list(0L, "'ybar' must be a double vector"),
+      list(c(1, NA), "'lambda' must be finite and non-negative"), list(-1, "'lambda' must be finite and non-negative"),
+      list("a", "'lambda' must be a double vector"), list(1L, "'lambda' must be a double vector"),
+      list(1, "'intercept' must be TRUE or FALSE"), list(NA, "'classify' must be TRUE or FALSE"),
+      list(NULL, "'keep' must be TRUE or FALSE"), list(c(TRUE, TRUE), "'keep' must be TRUE or FALSE")),
+    arg = c(1, 1, 2, 2, 2, 2, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 7, 7, 7, 7, 8, 9, 10, 10)))
+
+test_that("every C entry point rejects wrong types, lengths and shapes of every argument", {
+  for (name in names(entry_points)) {
+    ep <- entry_points[[name]]
+    expect_no_error(call_c(name, ep$ok))
+    expect_setequal(ep$arg, seq_along(ep$ok))    # every argument is tried
+    for (k in seq_along(ep$bad)) {
+      args <- ep$ok
+      args[ep$arg[k]] <- list(ep$bad[[k]][[1]])
+      expect_error(call_c(name, args), ep$bad[[k]][[2]], fixed = TRUE, info = paste(name, k))
+    }
   }
-  expect_type(path(1, b), "list")
-  expect_error(path(1, 1:8), "'b' must be a double matrix")
-  expect_error(path(2, 1), "'values' must have length 2")
-  expect_error(path(2, c(-1, 1)), "'values' must be finite and non-negative")
-  expect_error(path(3, matrix(1, 3, 1)), "'g' must have 2 rows")
-  expect_error(path(4, matrix(1, 4, 2)), "'y' must be 4 x 1")
-  expect_error(path(5, rep(0, 4)), "'w' must have a positive sum")
-  expect_error(path(6, c(0, 0)), "'ybar' must have length 1")
-  expect_error(path(7, c(1, NA)), "'lambda' must be finite and non-negative")
-  expect_error(path(7, "a"), "'lambda' must be a double vector")
-  expect_error(path(8, 1), "'intercept' must be TRUE or FALSE")
-  expect_error(path(10, NULL), "'keep' must be TRUE or FALSE")
+})
+
+test_that("the C entry points survive empty inputs", {
+  mom <- call_c("C_rlsc_moments", list(matrix(numeric(), 0, 2), matrix(numeric(), 0, 1), numeric(), TRUE, TRUE))
+  expect_identical(mom$sumw, 0)
+  expect_identical(dim(mom$sxx), c(2L, 2L))
+  expect_identical(call_c("C_rlsc_eigen", list(matrix(numeric(), 0, 0)))$values, numeric())
+  expect_identical(dim(call_c("C_rlsc_project", list(matrix(numeric(), 0, 2), c(0, 0), diag(2)))), c(0L, 2L))
+  expect_identical(dim(call_c("C_rlsc_dual_gram", list(matrix(1, 3, 0), rep(1, 3), numeric()))), c(3L, 3L))
+  path <- call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 1), matrix(1:4 + 0, 4, 1),
+                                         rep(1, 4), 2.5, numeric(), TRUE, FALSE, FALSE))
+  expect_identical(path$mse, numeric())
+  expect_error(call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 0), matrix(1, 4, 0),
+                                              rep(1, 4), numeric(), 1, TRUE, FALSE, FALSE)),
+               "'y' must have at least one column", fixed = TRUE)
 })
 
 test_that("the moments merged over blocks equal the two-pass weighted moments", {
@@ -58,12 +110,46 @@ test_that("the moments merged over blocks equal the two-pass weighted moments", 
   expect_equal(mom$sxy, crossprod(xc, w * sweep(y, 2, ybar)), tolerance = 1e-10)
 })
 
-test_that("fitting never modifies its inputs", {
+# Fitting and predicting never write into what they are given: every input is
+# compared, by identical() to a deep copy and byte for byte by serialize(),
+# after fits in both forms and calls of every method.
+test_that("fitting and predicting never modify their inputs", {
+  snap <- function(v) serialize(v, NULL)
+  deep <- function(v) unserialize(serialize(v, NULL))
+  use_all <- function(x, y, w, lam, newdata) {
+    fit <- rlsc_short(x, y, weights = w, lambda = lam)
+    fit2 <- suppressWarnings(rlsc_short(x, y, weights = w, lambda = lam, mode = "primal"))
+    fit3 <- rlsc_short(x, y, weights = w, lambda = lam, mode = "dual")
+    l <- fit$lambda[2]
+    invisible(list(loo_predict(fit, l), predict(fit, newdata, lambda = l), coef(fit, l),
+                   loo_predict(fit2, l), predict(fit3, newdata, lambda = l), coef(fit3, l)))
+  }
   d <- make_data(15, 25, seed = 52)
-  x <- d$x; y <- d$y; w <- rep(2, 15); lam <- c(3, 1)
-  copies <- list(x + 0, y + 0, w + 0, lam + 0)
-  fit <- rlsc_short(x, y, weights = w, lambda = lam)
-  fit2 <- rlsc_short(x, y, weights = w, lambda = lam, mode = "primal")
-  invisible(loo_predict(fit, 1)); invisible(predict(fit, x, lambda = 1))
-  expect_identical(list(x, y, w, lam), copies)
+  ym <- cbind(d$y, rev(d$y))
+  cases <- list(
+    double = list(x = d$x, y = d$y, w = rep(2, 15), lam = c(3, 1)),
+    double_matrix_y = list(x = d$x, y = ym, w = seq(0.5, 7.5, by = 0.5), lam = c(1, 3)),
+    integer = list(x = matrix(as.integer(round(d$x * 10)), 15), y = as.integer(round(d$y * 10)),
+                   w = rep(1:3, 5), lam = 3:1),
+    data_frame = list(x = as.data.frame(d$x[, 1:5]), y = d$y, w = rep(1, 15), lam = c(2, 0.5)),
+    factor = list(x = d$x[, 1:4], y = factor(rep(c("a", "b", "c"), 5)), w = NULL, lam = c(1, 0.1)),
+    altrep = list(x = cbind(seq(1, 15), (1:15)^2), y = seq(2, 30, by = 2) + sin(1:15), w = NULL,
+                  lam = c(10, 1)))
+  for (case in cases) {
+    copies <- lapply(case, deep)
+    bytes <- lapply(case, snap)
+    newdata <- as.matrix(case$x)[1:3, , drop = FALSE]
+    use_all(case$x, case$y, case$w, case$lam, newdata)
+    expect_identical(case, copies)
+    expect_identical(lapply(case, snap), bytes)
+  }
+  # x shared by two bindings (so R would not copy it before a write)
+  x <- d$x
+  shared <- x
+  before <- snap(x)
+  use_all(x, d$y, NULL, c(3, 1), x[1:2, ])
+  expect_identical(snap(x), before)
+  expect_identical(snap(shared), before)
+  expect_identical(x, shared)
 })
+

@@ -1,0 +1,84 @@
+# Numerical stress: badly scaled and nearly collinear columns, lambda down to
+# 1e-12 of the largest eigenvalue.  Wherever rlsc() and loo_predict() do not
+# warn, the LOO values agree with stable (QR) brute-force refits to 1e-6
+# relative; where they warn, the warning says so.
+
+stress_data <- function() {
+  set.seed(71)
+  z <- matrix(rnorm(40 * 3), 40)
+  y <- drop(z %*% c(1, -1, 0.5)) + rnorm(40)
+  list(
+    scaled = list(x = cbind(z[, 1] * 1e-8, z[, 2] * 1e8, z[, 3]), y = y),
+    scaled_offset = list(x = cbind(z[, 1] * 1e-8 + 1, z[, 2] * 1e8 + 1e9, z[, 3]), y = y),
+    collinear = list(x = cbind(z[, 1], z[, 1] + 1e-6 * z[, 2], z[, 3]), y = y),
+    offset = list(x = z + 1e8, y = y),
+    wide = list(x = cbind(z[1:10, ] * 1e-8, z[11:20, ] * 1e8, z[21:30, ]), y = y[1:10]))
+}
+
+is_reliability_warning <- function(w) grepl("may be inaccurate", conditionMessage(w))
+
+# Fits on a grid lambda_1 * 10^-(0..12) and returns, per lambda, whether the
+# fit warned about it and the relative error of the LOO values.
+stress_path <- function(x, y, mode) {
+  xc <- sweep(x, 2, colMeans(x))
+  top <- max(eigen(crossprod(xc), symmetric = TRUE, only.values = TRUE)$values)
+  lams <- top * 10^-(0:12)
+  warned <- character()
+  fit <- withCallingHandlers(
+    rlsc(x, y, lambda = lams, mode = mode),
+    warning = function(w) {
+      warned <<- c(warned, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    })
+  lapply(fit$lambda, function(l) {
+    w_loo <- FALSE
+    loo <- withCallingHandlers(loo_predict(fit, l), warning = function(w) {
+      w_loo <<- w_loo || is_reliability_warning(w)
+      invokeRestart("muffleWarning")
+    })
+    ref <- drop(ref_loo_qr(x, y, lambda = l))
+    err <- if (anyNA(loo)) NA else max(abs(loo - ref)) / max(abs(ref))
+    list(lambda = l, warned = w_loo, err = err, fit_warned = any(grepl("may be inaccurate", warned)))
+  })
+}
+
+test_that("LOO values are accurate to 1e-6 or come with a warning", {
+  for (case in stress_data()) {
+    for (mode in c("primal", "dual")) {
+      res <- stress_path(case$x, case$y, mode)
+      warned <- vapply(res, `[[`, logical(1), "warned")
+      err <- vapply(res, `[[`, numeric(1), "err")
+      # never silently off by more than 1e-6 (NA values come with their own warning)
+      expect_true(all(warned | is.na(err) | err < 1e-6))
+      # the largest lambdas are never flagged and are accurate
+      expect_false(any(warned[1:4]))
+      expect_true(all(err[1:4] < 1e-7))
+      # rlsc() warned once for the grid whenever loo_predict() warns for a value of it
+      if (any(warned)) expect_true(res[[1]]$fit_warned)
+    }
+  }
+})
+
+test_that("the reliability warning names the values of lambda it concerns", {
+  x <- stress_data()$scaled$x
+  y <- stress_data()$scaled$y
+  top <- max(eigen(crossprod(sweep(x, 2, colMeans(x))), only.values = TRUE)$values)
+  expect_warning(rlsc_short(x, y, lambda = top * c(1, 1e-3, 1e-12)),
+                 "leave-one-out values may be inaccurate \\(relative error above 1e-6\\) at 1 value\\(s\\) of `lambda`")
+  expect_no_warning(rlsc_short(x, y, lambda = top * c(1, 1e-3)))
+  # the default grid stays where the values are reliable
+  expect_no_warning(fit <- rlsc_short(x, y))
+  expect_no_warning(loo_predict(fit, fit$lambda[100]))
+})
+
+test_that("a leverage within 1e-8 of 1 gives NA rather than digits lost to cancellation", {
+  set.seed(72)
+  x <- matrix(rnorm(10 * 30), 10)
+  y <- rnorm(10)
+  xc <- sweep(x, 2, colMeans(x))
+  top <- max(eigen(tcrossprod(xc), only.values = TRUE)$values)
+  expect_warning(fit <- rlsc_short(x, y, lambda = top * 10^-c(6, 12)), "undefined \\(NA\\)")
+  expect_identical(fit$path$n_na, c(0L, 10L))
+  expect_equal(unname(loo_predict(fit, fit$lambda[1])), drop(ref_loo_qr(x, y, lambda = fit$lambda[1])),
+               tolerance = 1e-8)
+})
