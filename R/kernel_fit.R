@@ -150,14 +150,14 @@ kernel_solutions <- function(eng, resp, w, intercept, lambda) {
          fitted = matrix(path$fitted[, , l], n), loo = matrix(path$loo[, , l], n),
          n_na = path$n_na[l])
   })
-  stats::setNames(out, format(lambda, digits = 17))
+  stats::setNames(out, sprintf("%.17g", lambda))
 }
 
 # The solution at one lambda of the grid: stored for lambda_min and lambda_1se,
 # computed from the eigendecomposition for others when it was kept.
 kernel_solution <- function(object, lambda) {
   l <- object$lambda[lambda_index(object, lambda)]
-  hit <- object$solutions[[format(l, digits = 17)]]
+  hit <- object$solutions[[sprintf("%.17g", l)]]
   if (!is.null(hit)) return(hit)
   if (is.null(object$engine)) {
     stop_arg("`lambda` = ", format(l), " is neither `lambda_min` nor `lambda_1se`; refit with ",
@@ -310,8 +310,9 @@ plot.rlsc_kernel_fit <- function(x, xlab = expression(log[10](lambda)),
   }
   graphics::abline(v = log10(c(x$lambda_min, x$lambda_1se)), lty = 2,
                    col = c("firebrick", "steelblue"))
-  labels <- apply(grid, 1L, function(v) paste(names(grid), "=", format(v, digits = 4),
-                                              collapse = ", "))
+  labels <- vapply(seq_len(nrow(grid)), function(i) {
+    format_params(as.list(grid[i, , drop = FALSE]))
+  }, "")
   graphics::legend("topleft", labels, col = cols, lwd = ifelse(seq_along(labels) %in% chosen, 3, 1),
                    bty = "n", cex = 0.8)
   invisible(x)

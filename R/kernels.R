@@ -110,10 +110,17 @@ check_kernel_param <- function(x, arg, what, ok) {
 #' @export
 format.rlsc_kernel <- function(x, ...) {
   if (x$name == "rbf" && is.null(x$params$sigma)) return("rbf(sigma = median heuristic)")
-  vals <- vapply(x$params, function(v) paste(format(v, digits = 4), collapse = ", "), "")
-  args <- if (length(vals)) paste0(names(vals), " = ", ifelse(lengths(x$params) > 1L,
-                                                              paste0("{", vals, "}"), vals))
-  paste0(x$name, "(", paste(args, collapse = ", "), ")")
+  paste0(x$name, "(", format_params(x$params), ")")
+}
+
+# "a = 1, b = {2, 3}" for a list of parameter values.
+format_params <- function(params) {
+  if (!length(params)) return("")
+  vals <- vapply(params, function(v) {
+    v <- as.character(if (is.numeric(v)) signif(v, 4) else v)
+    if (length(v) > 1L) paste0("{", paste(v, collapse = ", "), "}") else v
+  }, "")
+  paste(names(vals), "=", vals, collapse = ", ")
 }
 
 #' @export

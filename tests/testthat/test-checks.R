@@ -62,7 +62,7 @@ test_that("bad `lambda`, `nlambda`, `intercept`, `criterion`, `kernel`, `mode` a
   expect_error(rlsc(d$x, d$y, intercept = "yes"), "`intercept` must be TRUE or FALSE")
   expect_error(rlsc(d$x, d$y, criterion = "auc"), "`criterion` must be \"mse\" or \"misclass\", not auc")
   expect_error(rlsc(d$x, d$y, criterion = "misclass"), "`criterion` = \"misclass\" needs a factor response")
-  expect_error(rlsc(d$x, d$y, kernel = "rbf"), "`kernel` must be \"linear\", not rbf")
+  expect_error(rlsc(d$x, d$y, kernel = "gauss"), "`kernel` must be \"linear\", \"rbf\", \"polynomial\", \"precomputed\" or a kernel such as kernel_rbf\\(\\), not gauss")
   expect_error(rlsc(d$x, d$y, mode = "fast"), "'arg' should be one of")
   expect_error(rlsc(d$x, d$y, lamda = 1), "unknown argument\\(s\\): lamda")
 })
