@@ -54,7 +54,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
              "for every kernel parameter; use larger values of `lambda`")
   }
   warn_undefined(best$table$n_na)
-  if (length(best$lambda) > 1L) warn_boundary(best$sel$index_min, length(best$lambda))
+  warn_boundary(best$sel$index_min, length(best$lambda))
 
   chosen <- settings$kernels[[best$j]]
   kernel_path <- if (is.null(settings$grid)) tables[[1L]] else {
