@@ -300,12 +300,16 @@ plot.rlsc_kernel_fit <- function(x, xlab = expression(log[10](lambda)),
   ok <- !is.na(tab[[x$criterion]]) & tab$lambda > 0
   setting <- rep(seq_len(nrow(grid)), each = length(x$lambda))
   cols <- grDevices::hcl.colors(nrow(grid), "Dark 3")
-  graphics::plot(log10(tab$lambda[ok]), tab[[x$criterion]][ok], type = "n", xlab = xlab,
-                 ylab = ylab, ...)
+  # up to the criterion at the largest lambda (near the intercept-only model):
+  # curves that blow up at small lambda are cut off instead of flattening the rest
+  crit <- tab[[x$criterion]]
+  top <- max(crit[ok & !duplicated(setting)], x$cvm[x$index_1se], na.rm = TRUE)
+  graphics::plot(log10(tab$lambda[ok]), crit[ok], type = "n", xlab = xlab, ylab = ylab,
+                 ylim = c(min(crit[ok]), top), ...)
   chosen <- x$index_kernel
   for (i in seq_len(nrow(grid))) {
     rows <- which(ok & setting == i)
-    graphics::lines(log10(tab$lambda[rows]), tab[[x$criterion]][rows], col = cols[i],
+    graphics::lines(log10(tab$lambda[rows]), crit[rows], col = cols[i],
                     lwd = if (i %in% chosen) 3 else 1)
   }
   graphics::abline(v = log10(c(x$lambda_min, x$lambda_1se)), lty = 2,
