@@ -16,7 +16,7 @@ CRAN     := https://cloud.r-project.org
 CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
              _R_CHECK_SYSTEM_CLOCK_=false
 
-.PHONY: deps install demo test check valgrind bench docs clean
+.PHONY: deps install demo test check valgrind bench bench-kernel docs clean
 
 deps:
 	@if $(RSCRIPT) -e 'q(status = !all(sapply(strsplit("$(R_DEPS)", " ")[[1]], requireNamespace, quietly = TRUE)))' \
@@ -67,6 +67,10 @@ valgrind: deps
 
 bench: install
 	$(RSCRIPT) bench/path.R
+
+# about 25 minutes: 5 RBF widths x 100 lambdas at n = 2000, against eigen(), kernlab, KRLS
+bench-kernel: install
+	$(RSCRIPT) bench/kernel.R
 
 clean:
 	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz src/*.o src/*.so demo-output valgrind-lib valgrind.log

@@ -29,12 +29,18 @@ residuals.rlsc <- function(object, lambda = object$lambda_min, ...) {
 }
 
 # Fitted and LOO values (n x T) of a fit at one lambda of its grid.
+# Kernel fits store them at lambda_min and lambda_1se (kernel_solution()).
 path_outputs <- function(object, lambda) {
+  names <- list(object$rownames, response_names(object))
+  if (inherits(object, "rlsc_kernel_fit")) {
+    sol <- kernel_solution(object, lambda)
+    return(list(fitted = matrix(sol$fitted, nrow = object$nobs, dimnames = names),
+                loo = matrix(sol$loo, nrow = object$nobs, dimnames = names),
+                n_na = sol$n_na, lambda = sol$lambda))
+  }
   l <- object$lambda[lambda_index(object, lambda)]
   path <- loo_path(object$engine, object, object$weights, l, object$intercept, keep = TRUE)
-  shape <- function(a) {
-    matrix(a[, , 1L], nrow = object$nobs, dimnames = list(object$rownames, response_names(object)))
-  }
+  shape <- function(a) matrix(a[, , 1L], nrow = object$nobs, dimnames = names)
   list(fitted = shape(path$fitted), loo = shape(path$loo), n_na = path$n_na, lambda = l)
 }
 

@@ -5,7 +5,9 @@
 #'   with the variables of the formula (factor levels must be among those seen
 #'   in training; rows with `NA` get `NA` predictions); otherwise a numeric
 #'   matrix, data frame or sparse `Matrix` with the columns of the training
-#'   `x`. When missing, the in-sample fitted values are returned.
+#'   `x` (for a kernel fit with `kernel = "precomputed"`: the \eqn{m \times n}
+#'   cross-kernel between the new rows and the training rows). When missing,
+#'   the in-sample fitted values are returned.
 #' @param lambda a value of `object$lambda`, or `"lambda_min"` / `"lambda_1se"`.
 #' @param type `"response"` for fitted values (decision values for
 #'   classification, one column per class, or one column for two classes) or
@@ -49,6 +51,7 @@ predict_matrix <- function(object, newdata, lambda) {
 }
 
 predict_design <- function(object, x, lambda) {
+  if (inherits(object, "rlsc_kernel_fit")) return(kernel_predict(object, x, lambda))
   if (ncol(x) != object$nvars) {
     stop_arg("`newdata` must have ", object$nvars, " columns (as the training `x`), not ",
              ncol(x))

@@ -48,10 +48,23 @@
 #'   columns; the default for regression) or `"misclass"` (LOO
 #'   misclassification rate; the default for classification, ties broken by
 #'   the squared error).
-#' @param kernel the kernel; only `"linear"` in this version.
+#' @param kernel `"linear"` (the default, ridge regression), `"rbf"`,
+#'   `"polynomial"`, `"precomputed"` (then `x` is the \eqn{n \times n} kernel
+#'   matrix), or a kernel from [kernel_rbf()], [kernel_polynomial()],
+#'   [kernel_custom()] or [kernel_linear()]. Kernel parameters given as vectors
+#'   are chosen jointly with \eqn{\lambda} by exact LOO: one eigendecomposition
+#'   of the \eqn{n \times n} weighted double-centered kernel matrix per
+#'   setting. See [kernel_linear()] for the kernels and [rlsc_kernel_fit] for
+#'   the methods of kernel fits. With several settings in an interactive
+#'   session a progress bar (package cli) appears when the work takes more than
+#'   about two seconds; `options(rlsc.progress = FALSE)` turns it off.
 #' @param mode `"auto"` (primal when there are at least as many observations
 #'   with positive weight as columns, dual otherwise), `"primal"` or `"dual"`.
-#'   Both give the same results up to rounding.
+#'   Both give the same results up to rounding. Kernel fits are always dual.
+#' @param keep_eigen for kernel fits: keep the eigendecomposition of the chosen
+#'   kernel (\eqn{n \times n} numbers), so that [coef()], [predict()] and
+#'   [loo_predict()] work at every value of `lambda`, not only at `lambda_min`
+#'   and `lambda_1se`.
 #' @param ... not used; an error if given.
 #'
 #' @return An object of class `rlsc`: a list with, among others,
@@ -64,6 +77,13 @@
 #'   \item{lambda_min, lambda_1se}{the \eqn{\lambda} minimizing the criterion,
 #'     and the largest \eqn{\lambda} whose criterion is within one standard
 #'     error of that minimum.}
+#'   Kernel fits (class `rlsc_kernel_fit`) also have
+#'   \item{kernel}{the chosen kernel, with its parameter values.}
+#'   \item{sigma_min}{for the RBF kernel, the chosen \eqn{\sigma}.}
+#'   \item{kernel_path}{the LOO table over the whole grid: one row per kernel
+#'     setting and \eqn{\lambda}, with the parameters as the first columns.
+#'     `lambda`, `df`, `cvm`, `path`, `lambda_min` and `lambda_1se` are those
+#'     of the chosen setting.}
 #' @seealso [loo_predict()], [predict.rlsc()], [coef.rlsc()], [plot.rlsc()]
 #' @references Rennie, J. D. M. (2004). Fast leave-one-out cross-validation for
 #'   regularized least squares classification.
@@ -78,16 +98,21 @@
 #' # classification: one-vs-all on three classes
 #' cl <- rlsc(iris[, 1:4], iris$Species)
 #' table(predict(cl, as.matrix(iris[, 1:4]), type = "class"), iris$Species)
+#'
+#' # kernel RLS: the RBF bandwidth and lambda chosen jointly by exact LOO
+#' kf <- rlsc(scale(mtcars[, -1]), mtcars$mpg, kernel = kernel_rbf(sigma = c(2, 4, 8)))
+#' kf$sigma_min
 rlsc <- function(x, ...) UseMethod("rlsc")
 
 #' @rdname rlsc
 #' @export
 rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
                          weights = NULL, criterion = NULL, kernel = "linear",
-                         mode = c("auto", "primal", "dual"), ...) {
+                         mode = c("auto", "primal", "dual"), keep_eigen = FALSE, ...) {
   call <- match.call()
   check_no_dots(...)
   x <- as_design(x)
+  kernel <- check_kernel(kernel, x, y)
   n <- nrow(x)
   if (n < 2L) stop_arg("`x` must have at least 2 rows, not ", n)
   resp <- encode_response(y, n)
@@ -96,8 +121,14 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
   nlambda <- check_count(nlambda, "nlambda")
   lambda <- check_lambda(lambda)
   criterion <- check_criterion(criterion, resp$type)
-  check_kernel(kernel)
   mode <- match.arg(mode)
+  if (!is.null(kernel)) {
+    if (is_sparse(x)) x <- as.matrix(x)   # kernel matrices are dense anyway
+    if (mode == "primal") stop_arg("`mode` = \"primal\" needs the linear kernel; kernel fits are dual")
+    keep_eigen <- check_flag(keep_eigen, "keep_eigen")
+    return(fit_kernel(x, resp, weights, lambda, nlambda, intercept, criterion, kernel,
+                      keep_eigen, call))
+  }
   if (mode == "auto") mode <- if (ncol(x) <= sum(weights > 0)) "primal" else "dual"
 
   eng <- engine_fit(x, resp$y, weights, intercept, mode)
@@ -146,12 +177,6 @@ check_criterion <- function(criterion, type) {
     stop_arg("`criterion` = \"misclass\" needs a factor response; `y` is numeric")
   }
   criterion
-}
-
-check_kernel <- function(kernel) {
-  if (!identical(kernel, "linear")) {
-    stop_arg("`kernel` must be \"linear\", not ", paste(format(kernel), collapse = " "))
-  }
 }
 
 # The LOO path of a fit's engine over `lambda`; with keep = TRUE it also

@@ -22,16 +22,13 @@ summary.rlsc <- function(object, rows = 3L, ...) {
   table <- object$path[around, shown]
   table$selected <- ifelse(around == object$index_min, "lambda_min",
                            ifelse(around == object$index_1se, "lambda_1se", ""))
-  cf <- lapply(c("lambda_min", "lambda_1se"), function(l) as.matrix(coef(object, l)))
-  coefficients <- if (ncol(cf[[1L]]) == 1L) {
-    cbind(lambda_min = cf[[1L]][, 1L], lambda_1se = cf[[2L]][, 1L])
-  } else {
-    cf[[1L]]
-  }
+  # a kernel fit has one dual coefficient per training row: see coef()
+  coefficients <- if (!inherits(object, "rlsc_kernel_fit")) coefficient_table(object)
   out <- list(call = object$call, type = object$type, criterion = object$criterion,
               nobs = object$nobs, nvars = object$nvars, mode = object$mode,
               lambda_min = object$lambda_min, lambda_1se = object$lambda_1se,
-              table = table, coefficients = coefficients)
+              table = table, coefficients = coefficients,
+              kernel = if (inherits(object, "rlsc_kernel_fit")) format(object$kernel))
   if (object$type == "classification") {
     loo <- loo_predict(object, "lambda_min")
     truth <- decode_classes(object$y, object$classes)
@@ -39,6 +36,14 @@ summary.rlsc <- function(object, rows = 3L, ...) {
     out$confusion <- table(LOO = decode_classes(loo, object$classes)[keep], truth = truth[keep])
   }
   structure(out, class = "summary.rlsc")
+}
+
+# Coefficients at lambda_min and lambda_1se side by side for one response
+# column; at lambda_min only (a column per response or class) otherwise.
+coefficient_table <- function(object) {
+  at_min <- as.matrix(coef(object, "lambda_min"))
+  if (ncol(at_min) > 1L) return(at_min)
+  cbind(lambda_min = at_min[, 1L], lambda_1se = as.matrix(coef(object, "lambda_1se"))[, 1L])
 }
 
 #' @rdname summary.rlsc
@@ -51,12 +56,15 @@ print.summary.rlsc <- function(x, digits = max(3L, getOption("digits") - 3L), ..
               x$mode, criterion_label(x$criterion)))
   cat("Leave-one-out path around the minimum:\n")
   print(x$table, digits = digits, row.names = FALSE)
-  cat(if (ncol(x$coefficients) == 2L && identical(colnames(x$coefficients), c("lambda_min", "lambda_1se"))) {
-    "\nCoefficients:\n"
-  } else {
-    "\nCoefficients at lambda_min (one column per class or response):\n"
-  })
-  print(x$coefficients, digits = digits)
+  if (!is.null(x$kernel)) cat("\nKernel chosen by leave-one-out:", x$kernel, "\n")
+  if (!is.null(x$coefficients)) {
+    cat(if (identical(colnames(x$coefficients), c("lambda_min", "lambda_1se"))) {
+      "\nCoefficients:\n"
+    } else {
+      "\nCoefficients at lambda_min (one column per class or response):\n"
+    })
+    print(x$coefficients, digits = digits)
+  }
   if (!is.null(x$confusion)) {
     cat("\nLeave-one-out confusion matrix at lambda_min:\n")
     print(x$confusion)

@@ -1,6 +1,36 @@
 /* Step 2: the one eigendecomposition of a symmetric matrix, by LAPACK's dsyevr
-   (MRRR), on a copy; eigenvalues are returned largest first. */
+   (MRRR); eigenvalues are returned largest first. */
 #include "rlsc.h"
+
+/* Eigenpairs of the symmetric n x n matrix `a` (its upper triangle), which is
+   destroyed and must be finite: `values` (n) decreasing and the matching
+   `vectors` (n x n), reordered in place, so no third n x n buffer is needed. */
+void symmetric_eigen(double *a, int n, double *values, double *vectors)
+{
+    if (n <= 0) return;
+    int *isuppz = (int *) R_alloc(2 * (size_t) n, sizeof(int));
+    double vl = 0.0, vu = 0.0, abstol = F77_CALL(dlamch)("S" FCONE);
+    int il = 0, iu = 0, m = 0, info = 0, lwork = -1, liwork = -1, iwq = 0;
+    double wq = 0.0;
+    F77_CALL(dsyevr)("V", "A", "U", &n, a, &n, &vl, &vu, &il, &iu, &abstol, &m, values,
+                     vectors, &n, isuppz, &wq, &lwork, &iwq, &liwork, &info
+                     FCONE FCONE FCONE);
+    if (info != 0) error("LAPACK dsyevr (workspace query) failed with info = %d", info);
+    lwork = (int) wq;
+    liwork = iwq;
+    double *work = (double *) R_alloc(lwork, sizeof(double));
+    int *iwork = (int *) R_alloc(liwork, sizeof(int));
+    F77_CALL(dsyevr)("V", "A", "U", &n, a, &n, &vl, &vu, &il, &iu, &abstol, &m, values,
+                     vectors, &n, isuppz, work, &lwork, iwork, &liwork, &info
+                     FCONE FCONE FCONE);
+    if (info != 0) error("LAPACK dsyevr failed with info = %d", info);
+    for (int k = 0; k < n / 2; k++) {     /* reverse to decreasing order, in place */
+        int j = n - 1 - k;
+        double t = values[k]; values[k] = values[j]; values[j] = t;
+        double *ck = vectors + (size_t) n * k, *cj = vectors + (size_t) n * j;
+        for (int i = 0; i < n; i++) { t = ck[i]; ck[i] = cj[i]; cj[i] = t; }
+    }
+}
 
 SEXP rlsc_eigen(SEXP s)
 {
@@ -15,29 +45,7 @@ SEXP rlsc_eigen(SEXP s)
         memcpy(a, REAL(s), sizeof(double) * (size_t) n * n);   /* dsyevr destroys its input */
         for (size_t k = 0; k < (size_t) n * n; k++)
             if (!R_FINITE(a[k])) error("'s' must be finite");
-        double *ev = (double *) R_alloc(n, sizeof(double));
-        double *z = (double *) R_alloc((size_t) n * n, sizeof(double));
-        int *isuppz = (int *) R_alloc(2 * (size_t) n, sizeof(int));
-        double vl = 0.0, vu = 0.0, abstol = F77_CALL(dlamch)("S" FCONE);
-        int il = 0, iu = 0, m = 0, info = 0, lwork = -1, liwork = -1, iwq = 0;
-        double wq = 0.0;
-        F77_CALL(dsyevr)("V", "A", "U", &n, a, &n, &vl, &vu, &il, &iu, &abstol, &m, ev,
-                         z, &n, isuppz, &wq, &lwork, &iwq, &liwork, &info
-                         FCONE FCONE FCONE);
-        if (info != 0) error("LAPACK dsyevr (workspace query) failed with info = %d", info);
-        lwork = (int) wq;
-        liwork = iwq;
-        double *work = (double *) R_alloc(lwork, sizeof(double));
-        int *iwork = (int *) R_alloc(liwork, sizeof(int));
-        F77_CALL(dsyevr)("V", "A", "U", &n, a, &n, &vl, &vu, &il, &iu, &abstol, &m, ev,
-                         z, &n, isuppz, work, &lwork, iwork, &liwork, &info
-                         FCONE FCONE FCONE);
-        if (info != 0) error("LAPACK dsyevr failed with info = %d", info);
-        double *pv = REAL(values), *pz = REAL(vectors);
-        for (int k = 0; k < n; k++) {        /* reverse to decreasing order */
-            pv[k] = ev[n - 1 - k];
-            memcpy(pz + (size_t) n * k, z + (size_t) n * (n - 1 - k), sizeof(double) * n);
-        }
+        symmetric_eigen(a, n, REAL(values), REAL(vectors));
     }
     SEXP out = PROTECT(allocVector(VECSXP, 2));
     SEXP nms = PROTECT(allocVector(STRSXP, 2));

@@ -8,6 +8,9 @@ static const R_CallMethodDef call_methods[] = {
     {"rlsc_project",   (DL_FUNC) &rlsc_project,    3},
     {"rlsc_dual_gram", (DL_FUNC) &rlsc_dual_gram,  3},
     {"rlsc_loo_path",  (DL_FUNC) &rlsc_loo_path,  10},
+    {"rlsc_kernel_matrix",    (DL_FUNC) &rlsc_kernel_matrix,    4},
+    {"rlsc_kernel_asymmetry", (DL_FUNC) &rlsc_kernel_asymmetry, 1},
+    {"rlsc_kernel_eigen",     (DL_FUNC) &rlsc_kernel_eigen,     6},
     {NULL, NULL, 0}
 };
 

@@ -15,6 +15,7 @@
 SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept, SEXP want_gram);
 /* eigen.c: step 2, symmetric eigendecomposition (dsyevr), largest first */
 SEXP rlsc_eigen(SEXP s);
+void symmetric_eigen(double *a, int n, double *values, double *vectors);
 /* project.c: step 3 setup, B = (X - 1 c') V over row blocks */
 SEXP rlsc_project(SEXP x, SEXP center, SEXP v);
 /* dual.c: weighted centered Gram A A' of the rows with positive weight */
@@ -22,6 +23,12 @@ SEXP rlsc_dual_gram(SEXP x, SEXP w, SEXP center);
 /* path.c: step 3, leverages, fits, exact LOO outputs and criteria for a lambda grid */
 SEXP rlsc_loo_path(SEXP b, SEXP values, SEXP g, SEXP y, SEXP w, SEXP ybar,
                    SEXP lambda, SEXP intercept, SEXP classify, SEXP keep);
+
+/* kernel.c: kernel matrices, and the eigendecomposition of the weighted
+   double-centered kernel as the B and Lambda of the dual form */
+SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params);
+SEXP rlsc_kernel_asymmetry(SEXP k);
+SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP intercept, SEXP rel_tol);
 
 /* check.c: argument checks that raise R errors instead of crashing */
 void check_double_matrix(SEXP x, const char *name, int *nrow, int *ncol);

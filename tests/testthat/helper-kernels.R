@@ -1,0 +1,42 @@
+# Slow references for kernel fits: kernel matrices written out in R, and the
+# bordered system of the weighted kernel RLS solved with solve() on the rows
+# of positive weight,
+#   [K + lambda W^-1, 1; 1', 0] [c; b] = [y; 0]   (without intercept: no border).
+
+ref_sqdist <- function(x, z) outer(rowSums(x^2), rowSums(z^2), "+") - 2 * tcrossprod(x, z)
+ref_rbf <- function(x, z = x, sigma) exp(-pmax(ref_sqdist(x, z), 0) / (2 * sigma^2))
+ref_poly <- function(x, z = x, degree, scale = 1, offset = 1) (scale * tcrossprod(x, z) + offset)^degree
+
+# Dual coefficients (n x T, zero for rows of zero weight) and intercepts.
+ref_bordered <- function(k, y, w = rep(1, nrow(k)), lambda, intercept = TRUE) {
+  y <- as.matrix(y)
+  pos <- which(w > 0)
+  m <- length(pos)
+  a <- k[pos, pos, drop = FALSE] + lambda * diag(1 / w[pos], m)
+  rhs <- y[pos, , drop = FALSE]
+  if (intercept) {
+    a <- rbind(cbind(a, 1), c(rep(1, m), 0))
+    rhs <- rbind(rhs, 0)
+  }
+  sol <- solve(a, rhs)
+  cf <- matrix(0, nrow(k), ncol(y))
+  cf[pos, ] <- sol[seq_len(m), , drop = FALSE]
+  list(c = cf, b = if (intercept) sol[m + 1L, ] else rep(0, ncol(y)))
+}
+
+ref_kernel_predict <- function(fit, knew) {
+  knew %*% fit$c + rep(fit$b, each = nrow(knew))
+}
+
+# Brute-force LOO: refit without each row of positive weight; rows of zero
+# weight are not in the fit and get the full fit's prediction.
+ref_kernel_loo <- function(k, y, w = rep(1, nrow(k)), lambda, intercept = TRUE) {
+  y <- as.matrix(y)
+  out <- ref_kernel_predict(ref_bordered(k, y, w, lambda, intercept), k)
+  for (i in which(w > 0)) {
+    wi <- w
+    wi[i] <- 0
+    out[i, ] <- ref_kernel_predict(ref_bordered(k, y, wi, lambda, intercept), k[i, , drop = FALSE])
+  }
+  out
+}
