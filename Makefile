@@ -6,11 +6,9 @@ PKG     := rlsc
 VERSION := $(shell sed -n 's/^Version: //p' DESCRIPTION)
 TARBALL := $(PKG)_$(VERSION).tar.gz
 
-# R packages the check, the vignette and the benchmarks need, and Debian's
-# builds of them (CRAN is the fallback for anything Debian lacks).
-R_DEPS   := testthat knitr rmarkdown glmnet MASS roxygen2 callr
-DEB_DEPS := r-cran-testthat r-cran-callr r-cran-knitr r-cran-rmarkdown r-cran-glmnet r-cran-roxygen2 pandoc qpdf
-CRAN     := https://cloud.r-project.org
+# System tools the check needs; the R packages come from DESCRIPTION (see
+# scripts/install-deps.R: Debian's r-cran-* builds, CRAN as the fallback).
+SYS_DEPS := pandoc qpdf
 
 # The CRAN-incoming and clock checks need the internet; this machine has none.
 CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
@@ -19,14 +17,13 @@ CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false 
 .PHONY: deps install demo test check valgrind bench bench-kernel docs clean
 
 deps:
-	@if $(RSCRIPT) -e 'q(status = !all(sapply(strsplit("$(R_DEPS)", " ")[[1]], requireNamespace, quietly = TRUE)))' \
-	    && command -v pandoc >/dev/null && command -v qpdf >/dev/null; then \
-	  echo "deps: all present"; \
-	else \
+	@if ! command -v pandoc >/dev/null || ! command -v qpdf >/dev/null || \
+	    ! $(RSCRIPT) scripts/install-deps.R --check; then \
 	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(DEB_DEPS); \
+	    apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(SYS_DEPS); \
 	  fi; \
-	  $(RSCRIPT) -e 'need <- strsplit("$(R_DEPS)", " ")[[1]]; need <- need[!sapply(need, requireNamespace, quietly = TRUE)]; if (length(need)) install.packages(need, repos = "$(CRAN)")'; \
+	  $(RSCRIPT) scripts/install-deps.R; \
 	fi
 
 docs: deps
