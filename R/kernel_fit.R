@@ -186,6 +186,9 @@ kernel_solution <- function(object, lambda) {
 #' @param object,x a kernel fit from [rlsc()].
 #' @param lambda a value of `lambda` of the fit, or `"lambda_min"` /
 #'   `"lambda_1se"`.
+#' @param type `"criterion"`; `"coef"` (the coefficient paths of linear fits)
+#'   is an error, since a kernel fit keeps its dual coefficients at
+#'   `lambda_min` and `lambda_1se` only.
 #' @param xlab,ylab axis labels.
 #' @param digits significant digits.
 #' @param ... not used by `coef()` and `print()`;
@@ -268,8 +271,11 @@ kernel_summary <- function(x) {
 
 #' @rdname rlsc_kernel_fit
 #' @export
-plot.rlsc_kernel_fit <- function(x, xlab = expression(log[10](lambda)),
+plot.rlsc_kernel_fit <- function(x, type = c("criterion", "coef"),
+                                 xlab = expression(log[10](lambda)),
                                  ylab = criterion_label(x$criterion), ...) {
+  type <- match.arg(type)
+  if (type == "coef") return(plot_coef(x))
   grid <- x$kernel_grid
   if (is.null(grid) || nrow(grid) == 1L) return(NextMethod())
   tab <- x$kernel_path

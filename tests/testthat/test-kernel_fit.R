@@ -234,6 +234,10 @@ test_that("print and plot show the kernel settings", {
   one <- rlsc(d$x, d$y, kernel = kernel_rbf(1))
   expect_output(print(one), "Kernel: rbf\\(sigma = 1\\)")
   expect_identical(plot(one), one)
+  msg <- "`type` = \"coef\" needs a linear fit: a kernel fit has one dual coefficient per training row"
+  expect_error(plot(fit, type = "coef"), msg)
+  expect_error(plot(one, type = "coef"), msg)
+  expect_error(plot(fit, type = "pie"), "'arg' should be one of")
 })
 
 test_that("the boundary warning applies to the chosen setting's lambda grid", {
