@@ -17,7 +17,7 @@
 #' predict(fit, newdata = head(mtcars))
 rlsc.formula <- function(formula, data, subset, weights, na.action, contrasts = NULL, ...) {
   call <- match.call()
-  if ("intercept" %in% names(list(...))) {
+  if ("intercept" %in% dots_names(...)) {
     stop_arg("`intercept` is set by the formula: use `- 1` to fit without one")
   }
   mf <- match.call(expand.dots = FALSE)

@@ -161,10 +161,13 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
 
 check_no_dots <- function(...) {
   if (!...length()) return(invisible())
-  nms <- names(list(...)) %||% character(...length())
+  nms <- dots_names(...) %||% character(...length())
   nms[nms == ""] <- "an unnamed argument"
   stop_arg("unknown argument(s): ", paste(nms, collapse = ", "))
 }
+
+# The names of `...` without evaluating it (NULL when none is named).
+dots_names <- function(...) names(substitute(list(...)))[-1L]
 
 check_criterion <- function(criterion, type) {
   if (is.null(criterion)) return(if (type == "classification") "misclass" else "mse")
