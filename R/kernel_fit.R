@@ -40,7 +40,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
       score <- c(crit[sel$index_min], if (tiebreak) tab$mse[sel$index_min])
       if (is.null(best) || better_score(score, best$score)) {
         best <- list(j = j, score = score, sel = sel, lambda = lam, table = tab,
-                     engine = if (keep_eigen) eng,
+                     rank = length(eng$values), engine = if (keep_eigen) eng,
                      solutions = kernel_solutions(eng, resp, weights, intercept,
                                                   lam[c(sel$index_min, sel$index_1se)]))
       }
@@ -54,7 +54,8 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
              "for every kernel parameter; use larger values of `lambda`")
   }
   warn_undefined(best$table$n_na)
-  warn_boundary(best$sel$index_min, length(best$lambda))
+  # without any direction (a constant kernel) every lambda gives the same fit
+  if (best$rank) warn_boundary(best$sel$index_min, length(best$lambda))
 
   chosen <- settings$kernels[[best$j]]
   kernel_path <- if (is.null(settings$grid)) tables[[1L]] else {

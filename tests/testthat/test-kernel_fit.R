@@ -289,3 +289,13 @@ test_that("kernel fits work with the formula interface, sparse x and the generic
   xs <- Matrix::Matrix(x, sparse = TRUE)
   expect_equal(loo_predict(rlsc(xs, df$y, kernel = kern, lambda = fit$lambda)), loo_predict(ref))
 })
+
+test_that("a kernel fit without columns (y ~ 1) gives the LOO mean, without a boundary warning", {
+  ref <- (sum(mtcars$mpg) - mtcars$mpg) / 31
+  for (kernel in list(kernel_rbf(), kernel_rbf(1), kernel_polynomial(2))) {
+    expect_no_warning(fit <- rlsc(mpg ~ 1, data = mtcars, kernel = kernel))
+    expect_equal(unname(loo_predict(fit)), ref)
+    expect_equal(unname(predict(fit, mtcars[1:2, ])), rep(mean(mtcars$mpg), 2))
+  }
+  expect_identical(rlsc(mpg ~ 1, data = mtcars, kernel = "rbf")$sigma_min, 1)
+})
