@@ -30,9 +30,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
     eng <- kernel_engine(kern, x, resp$y, weights, intercept)
     lam <- lambda %||% default_lambda(eng$values, nlambda)
     path <- loo_path(eng, resp, weights, lam, intercept, keep = FALSE)
-    tab <- data.frame(lambda = lam, df = path$df, mse = path$mse, mse_se = path$mse_se,
-                      misclass = path$misclass, misclass_se = path$misclass_se,
-                      n_na = path$n_na)
+    tab <- path_table(lam, path)
     tables[[j]] <- tab
     crit <- tab[[criterion]]
     if (any(!is.na(crit))) {
@@ -74,7 +72,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
     kernel_grid = settings$grid, kernel_path = kernel_path, index_kernel = best$j,
     type = resp$type, classes = resp$classes, multi = resp$multi,
     y = resp$y, weights = weights, intercept = intercept, mode = "kernel",
-    nobs = nrow(x), nvars = ncol(x), xnames = colnames(x) %||% paste0("x", seq_len(ncol(x))),
+    nobs = nrow(x), nvars = ncol(x), xnames = column_names(x),
     rownames = rownames(x),
     x = if (kernel$name != "precomputed") x[pos, , drop = FALSE],
     solutions = best$solutions, engine = best$engine

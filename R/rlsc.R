@@ -145,14 +145,12 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
   structure(list(
     call = call, lambda = lambda, df = path$df, cvm = crit, cvsd = crit_se,
     criterion = criterion,
-    path = data.frame(lambda = lambda, df = path$df, mse = path$mse, mse_se = path$mse_se,
-                      misclass = path$misclass, misclass_se = path$misclass_se,
-                      n_na = path$n_na),
+    path = path_table(lambda, path),
     lambda_min = lambda[sel$index_min], lambda_1se = lambda[sel$index_1se],
     index_min = sel$index_min, index_1se = sel$index_1se,
     type = resp$type, classes = resp$classes, multi = resp$multi,
     y = resp$y, weights = weights, intercept = intercept, mode = mode,
-    nobs = n, nvars = ncol(x), xnames = colnames(x) %||% sprintf("x%d", seq_len(ncol(x))),
+    nobs = n, nvars = ncol(x), xnames = column_names(x),
     rownames = rownames(x), engine = eng
   ), class = "rlsc")
 }
@@ -194,6 +192,14 @@ loo_path <- function(eng, resp, weights, lambda, intercept, keep) {
   }
   path
 }
+
+# The LOO table of a fit: one row per lambda.
+path_table <- function(lambda, path) {
+  data.frame(lambda = lambda, df = path$df, mse = path$mse, mse_se = path$mse_se,
+             misclass = path$misclass, misclass_se = path$misclass_se, n_na = path$n_na)
+}
+
+column_names <- function(x) colnames(x) %||% sprintf("x%d", seq_len(ncol(x)))
 
 warn_undefined <- function(n_na) {
   if (!any(n_na > 0L)) return(invisible())
