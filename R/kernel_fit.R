@@ -122,7 +122,7 @@ kernel_engine <- function(kernel, x, y, w, intercept) {
   ybar <- if (intercept) colSums(w * y) / sum(w) else rep(0, ncol(y))
   kbar <- numeric(n)
   kbar[pos] <- eig$kbar
-  list(mode = "kernel", values = values, spectrum = pmax(eig$values, 0), b = b,
+  list(mode = "kernel", values = values, b = b,
        g = crossprod(b, w * sweep(y, 2L, ybar)), ybar = ybar, kbar = kbar, w = w)
 }
 
