@@ -173,9 +173,9 @@ kernel_solution <- function(object, lambda) {
 #' and the intercept \eqn{b} of \eqn{f(x) = b + \sum_i c_i k(x, x_i)}.
 #'
 #' By default a kernel fit keeps the solutions at `lambda_min` and
-#' `lambda_1se` only, not the eigendecomposition: `coef()`, `predict()` and
-#' `loo_predict()` at the other values of `lambda` need a fit made with
-#' `keep_eigen = TRUE`.
+#' `lambda_1se` only, not the eigendecomposition: `coef()`, `predict()`,
+#' `loo_predict()`, `fitted()`, `residuals()` and `augment()` at the other
+#' values of `lambda` need a fit made with `keep_eigen = TRUE`.
 #'
 #' [predict()], [loo_predict()], [fitted()], [residuals()], [summary()] and
 #' the tidiers work on kernel fits as on linear ones ([predict.rlsc()] takes

@@ -65,7 +65,9 @@
 #'   kernel (\eqn{n \times n} numbers), so that [coef()], [predict()] and
 #'   [loo_predict()] work at every value of `lambda`, not only at `lambda_min`
 #'   and `lambda_1se`.
-#' @param ... not used; an error if given.
+#' @param ... for the formula method, further arguments of the default method
+#'   (`lambda`, `kernel`, `criterion`, ...); for the default method, not used
+#'   (an error if given).
 #'
 #' @return An object of class `rlsc`: a list with, among others,
 #'   \item{lambda}{the decreasing grid.}
