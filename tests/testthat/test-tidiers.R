@@ -25,7 +25,7 @@ test_that("tidy(), glance() and augment() return the path, the choice and the da
 test_that("augment() under na.exclude pads the new columns to the original data", {
   skip_if_not_installed("generics")
   aq <- airquality
-  fit <- rlsc(Ozone ~ Solar.R + Wind, data = aq, na.action = na.exclude)
+  fit <- rlsc_short(Ozone ~ Solar.R + Wind, data = aq, na.action = na.exclude)
   used <- complete.cases(aq[, c("Ozone", "Solar.R", "Wind")])
   au <- generics::augment(fit, data = aq)
   expect_identical(nrow(au), nrow(aq))
@@ -37,6 +37,6 @@ test_that("augment() under na.exclude pads the new columns to the original data"
   au <- generics::augment(cl, data = aq)
   expect_identical(is.na(au$.loo_class), !complete.cases(aq[, c("Ozone", "Wind")]))
   expect_error(generics::augment(fit, data = aq[1:5, ]), "`data` must have the 111 rows")
-  omit <- rlsc(Ozone ~ Solar.R + Wind, data = aq)
+  omit <- rlsc_short(Ozone ~ Solar.R + Wind, data = aq)
   expect_error(generics::augment(omit, data = aq), "`data` must have the 111 rows the model was fitted to, not 153")
 })
