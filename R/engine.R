@@ -64,8 +64,7 @@ engine_primal <- function(x, y, w, intercept) {
   kept <- positive_spectrum(eig$values, x, w)
   keep <- kept$keep
   v <- eig$vectors[, keep, drop = FALSE]
-  list(mode = "primal", values = eig$values[keep], spectrum = pmax(eig$values, 0),
-       dropped = kept$dropped,
+  list(mode = "primal", values = eig$values[keep], dropped = kept$dropped,
        b = .Call(C_rlsc_project, x, mom$xbar, v), g = crossprod(v, mom$sxy),
        v = v, xbar = mom$xbar, ybar = mom$ybar)
 }
@@ -96,7 +95,7 @@ dual_from_gram <- function(gram, x, y, w, intercept, mom) {
     b[!pos, ] <- cross %*% sweep(u, 2L, sqrt(values), "/")
   }
   ytil <- sweep(y[pos, , drop = FALSE], 2L, mom$ybar) * s
-  list(mode = "dual", values = values, spectrum = pmax(eig$values, 0), dropped = kept$dropped,
+  list(mode = "dual", values = values, dropped = kept$dropped,
        b = b, g = crossprod(u, ytil) * sqrt(values),
        x = x, w = w, xbar = mom$xbar, ybar = mom$ybar)
 }

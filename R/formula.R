@@ -17,7 +17,7 @@
 #' predict(fit, newdata = head(mtcars))
 rlsc.formula <- function(formula, data, subset, weights, na.action, contrasts = NULL, ...) {
   call <- match.call()
-  if ("intercept" %in% names(list(...))) {
+  if ("intercept" %in% dots_names(...)) {
     stop_arg("`intercept` is set by the formula: use `- 1` to fit without one")
   }
   mf <- match.call(expand.dots = FALSE)
@@ -30,6 +30,12 @@ rlsc.formula <- function(formula, data, subset, weights, na.action, contrasts = 
   })
   terms <- attr(mf, "terms")
   if (!attr(terms, "response")) stop_arg("`formula` must have a response, as in `y ~ x`")
+  if (!is.null(attr(terms, "offset"))) {
+    offsets <- as.list(attr(terms, "variables"))[-1L][attr(terms, "offset")]
+    stop_arg("`formula` must not have an offset, not ",
+             paste(vapply(offsets, deparse1, ""), collapse = ", "),
+             ": subtract it from the response instead")
+  }
   y <- stats::model.response(mf)
   x <- design_matrix(terms, mf, contrasts)
   response <- deparse1(formula[[2L]])

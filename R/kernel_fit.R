@@ -30,9 +30,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
     eng <- kernel_engine(kern, x, resp$y, weights, intercept)
     lam <- lambda %||% default_lambda(eng$values, nlambda)
     path <- loo_path(eng, resp, weights, lam, intercept, keep = FALSE)
-    tab <- data.frame(lambda = lam, df = path$df, mse = path$mse, mse_se = path$mse_se,
-                      misclass = path$misclass, misclass_se = path$misclass_se,
-                      n_na = path$n_na)
+    tab <- path_table(lam, path)
     tables[[j]] <- tab
     crit <- tab[[criterion]]
     if (any(!is.na(crit))) {
@@ -40,7 +38,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
       score <- c(crit[sel$index_min], if (tiebreak) tab$mse[sel$index_min])
       if (is.null(best) || better_score(score, best$score)) {
         best <- list(j = j, score = score, sel = sel, lambda = lam, table = tab,
-                     engine = if (keep_eigen) eng,
+                     rank = length(eng$values), engine = if (keep_eigen) eng,
                      solutions = kernel_solutions(eng, resp, weights, intercept,
                                                   lam[c(sel$index_min, sel$index_1se)]))
       }
@@ -54,7 +52,8 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
              "for every kernel parameter; use larger values of `lambda`")
   }
   warn_undefined(best$table$n_na)
-  warn_boundary(best$sel$index_min, length(best$lambda))
+  # without any direction (a constant kernel) every lambda gives the same fit
+  if (best$rank) warn_boundary(best$sel$index_min, length(best$lambda))
 
   chosen <- settings$kernels[[best$j]]
   kernel_path <- if (is.null(settings$grid)) tables[[1L]] else {
@@ -73,7 +72,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
     kernel_grid = settings$grid, kernel_path = kernel_path, index_kernel = best$j,
     type = resp$type, classes = resp$classes, multi = resp$multi,
     y = resp$y, weights = weights, intercept = intercept, mode = "kernel",
-    nobs = nrow(x), nvars = ncol(x), xnames = colnames(x) %||% paste0("x", seq_len(ncol(x))),
+    nobs = nrow(x), nvars = ncol(x), xnames = column_names(x),
     rownames = rownames(x),
     x = if (kernel$name != "precomputed") x[pos, , drop = FALSE],
     solutions = best$solutions, engine = best$engine
@@ -123,7 +122,7 @@ kernel_engine <- function(kernel, x, y, w, intercept) {
   ybar <- if (intercept) colSums(w * y) / sum(w) else rep(0, ncol(y))
   kbar <- numeric(n)
   kbar[pos] <- eig$kbar
-  list(mode = "kernel", values = values, spectrum = pmax(eig$values, 0), b = b,
+  list(mode = "kernel", values = values, b = b,
        g = crossprod(b, w * sweep(y, 2L, ybar)), ybar = ybar, kbar = kbar, w = w)
 }
 
@@ -174,9 +173,9 @@ kernel_solution <- function(object, lambda) {
 #' and the intercept \eqn{b} of \eqn{f(x) = b + \sum_i c_i k(x, x_i)}.
 #'
 #' By default a kernel fit keeps the solutions at `lambda_min` and
-#' `lambda_1se` only, not the eigendecomposition: `coef()`, `predict()` and
-#' `loo_predict()` at the other values of `lambda` need a fit made with
-#' `keep_eigen = TRUE`.
+#' `lambda_1se` only, not the eigendecomposition: `coef()`, `predict()`,
+#' `loo_predict()`, `fitted()`, `residuals()` and `augment()` at the other
+#' values of `lambda` need a fit made with `keep_eigen = TRUE`.
 #'
 #' [predict()], [loo_predict()], [fitted()], [residuals()], [summary()] and
 #' the tidiers work on kernel fits as on linear ones ([predict.rlsc()] takes
@@ -186,6 +185,9 @@ kernel_solution <- function(object, lambda) {
 #' @param object,x a kernel fit from [rlsc()].
 #' @param lambda a value of `lambda` of the fit, or `"lambda_min"` /
 #'   `"lambda_1se"`.
+#' @param type `"criterion"`; `"coef"` (the coefficient paths of linear fits)
+#'   is an error, since a kernel fit keeps its dual coefficients at
+#'   `lambda_min` and `lambda_1se` only.
 #' @param xlab,ylab axis labels.
 #' @param digits significant digits.
 #' @param ... not used by `coef()` and `print()`;
@@ -268,8 +270,11 @@ kernel_summary <- function(x) {
 
 #' @rdname rlsc_kernel_fit
 #' @export
-plot.rlsc_kernel_fit <- function(x, xlab = expression(log[10](lambda)),
+plot.rlsc_kernel_fit <- function(x, type = c("criterion", "coef"),
+                                 xlab = expression(log[10](lambda)),
                                  ylab = criterion_label(x$criterion), ...) {
+  type <- match.arg(type)
+  if (type == "coef") return(plot_coef(x))
   grid <- x$kernel_grid
   if (is.null(grid) || nrow(grid) == 1L) return(NextMethod())
   tab <- x$kernel_path

@@ -246,6 +246,6 @@ expand_kernel <- function(kernel) {
 median_heuristic <- function(x) {
   idx <- unique(round(seq(1, nrow(x), length.out = min(nrow(x), 1000L))))
   d <- stats::dist(x[idx, , drop = FALSE])
-  d <- d[d > 0]
+  d <- d[d > 0 & !is.na(d)]   # NaN when x has no columns
   if (length(d)) stats::median(d) else 1
 }

@@ -56,12 +56,17 @@ df_axis <- function(ll, df) {
 }
 
 plot_coef <- function(x, response, xlab, ylab, ...) {
+  if (inherits(x, "rlsc_kernel_fit")) {
+    stop_arg("`type` = \"coef\" needs a linear fit: a kernel fit has one dual coefficient ",
+             "per training row, kept at `lambda_min` and `lambda_1se` (see coef())")
+  }
+  if (!x$nvars) stop_arg("nothing to plot: the fit has no coefficients besides the intercept")
   beta <- coef_path(x)
   if (!(response %in% seq_len(dim(beta)[3L]) || response %in% dimnames(beta)[[3L]])) {
     stop_arg("`response` must be one of ", paste(dimnames(beta)[[3L]], collapse = ", "),
              " or a number up to ", dim(beta)[3L], ", not ", format(response))
   }
-  b <- beta[, , response]
+  b <- matrix(beta[, , response], x$nvars)   # d x L, also for d = 1
   ok <- x$lambda > 0
   ll <- log10(x$lambda[ok])
   graphics::matplot(ll, t(b[, ok, drop = FALSE]), type = "l", lty = 1, xlab = xlab,

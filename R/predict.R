@@ -5,7 +5,8 @@
 #'   with the variables of the formula (factor levels must be among those seen
 #'   in training; rows with `NA` get `NA` predictions); otherwise a numeric
 #'   matrix, data frame or sparse `Matrix` with the columns of the training
-#'   `x` (for a kernel fit with `kernel = "precomputed"`: the \eqn{m \times n}
+#'   `x`, matched by name when they are the training columns in another order
+#'   and taken by position otherwise (for a kernel fit with `kernel = "precomputed"`: the \eqn{m \times n}
 #'   cross-kernel between the new rows and the training rows). When missing,
 #'   the in-sample fitted values are returned.
 #' @param lambda a value of `object$lambda`, or `"lambda_min"` / `"lambda_1se"`.
@@ -47,7 +48,20 @@ predict_matrix <- function(object, newdata, lambda) {
     if (any(ok)) out[ok, ] <- predict_design(object, x[ok, , drop = FALSE], lambda)
     return(out)
   }
-  predict_design(object, as_design(newdata, "newdata"), lambda)
+  x <- as_design(newdata, "newdata")
+  predict_design(object, match_columns(object, x), lambda)
+}
+
+# New columns that are the training columns in another order are put back in
+# the training order; any other columns are taken by position.
+match_columns <- function(object, x) {
+  nms <- colnames(x)
+  if (identical(object$kernel$name, "precomputed") || is.null(nms) ||
+      identical(nms, object$xnames) || anyDuplicated(nms) ||
+      !setequal(nms, object$xnames) || length(nms) != length(object$xnames)) {
+    return(x)
+  }
+  x[, match(object$xnames, nms), drop = FALSE]
 }
 
 predict_design <- function(object, x, lambda) {

@@ -65,7 +65,9 @@
 #'   kernel (\eqn{n \times n} numbers), so that [coef()], [predict()] and
 #'   [loo_predict()] work at every value of `lambda`, not only at `lambda_min`
 #'   and `lambda_1se`.
-#' @param ... not used; an error if given.
+#' @param ... for the formula method, further arguments of the default method
+#'   (`lambda`, `kernel`, `criterion`, ...); for the default method, not used
+#'   (an error if given).
 #'
 #' @return An object of class `rlsc`: a list with, among others,
 #'   \item{lambda}{the decreasing grid.}
@@ -145,14 +147,12 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
   structure(list(
     call = call, lambda = lambda, df = path$df, cvm = crit, cvsd = crit_se,
     criterion = criterion,
-    path = data.frame(lambda = lambda, df = path$df, mse = path$mse, mse_se = path$mse_se,
-                      misclass = path$misclass, misclass_se = path$misclass_se,
-                      n_na = path$n_na),
+    path = path_table(lambda, path),
     lambda_min = lambda[sel$index_min], lambda_1se = lambda[sel$index_1se],
     index_min = sel$index_min, index_1se = sel$index_1se,
     type = resp$type, classes = resp$classes, multi = resp$multi,
     y = resp$y, weights = weights, intercept = intercept, mode = mode,
-    nobs = n, nvars = ncol(x), xnames = colnames(x) %||% sprintf("x%d", seq_len(ncol(x))),
+    nobs = n, nvars = ncol(x), xnames = column_names(x),
     rownames = rownames(x), engine = eng
   ), class = "rlsc")
 }
@@ -161,10 +161,13 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
 
 check_no_dots <- function(...) {
   if (!...length()) return(invisible())
-  nms <- names(list(...)) %||% character(...length())
+  nms <- dots_names(...) %||% character(...length())
   nms[nms == ""] <- "an unnamed argument"
   stop_arg("unknown argument(s): ", paste(nms, collapse = ", "))
 }
+
+# The names of `...` without evaluating it (NULL when none is named).
+dots_names <- function(...) names(substitute(list(...)))[-1L]
 
 check_criterion <- function(criterion, type) {
   if (is.null(criterion)) return(if (type == "classification") "misclass" else "mse")
@@ -191,6 +194,14 @@ loo_path <- function(eng, resp, weights, lambda, intercept, keep) {
   }
   path
 }
+
+# The LOO table of a fit: one row per lambda.
+path_table <- function(lambda, path) {
+  data.frame(lambda = lambda, df = path$df, mse = path$mse, mse_se = path$mse_se,
+             misclass = path$misclass, misclass_se = path$misclass_se, n_na = path$n_na)
+}
+
+column_names <- function(x) colnames(x) %||% sprintf("x%d", seq_len(ncol(x)))
 
 warn_undefined <- function(n_na) {
   if (!any(n_na > 0L)) return(invisible())

@@ -46,7 +46,7 @@ engine_primal_sparse <- function(x, y, w, intercept) {
   kept <- positive_spectrum(eig$values, x, w)
   v <- eig$vectors[, kept$keep, drop = FALSE]
   b <- as.matrix(x %*% v) - rep(as.vector(crossprod(mom$xbar, v)), each = nrow(x))
-  list(mode = "primal", values = eig$values[kept$keep], spectrum = pmax(eig$values, 0),
+  list(mode = "primal", values = eig$values[kept$keep],
        dropped = kept$dropped, b = b, g = crossprod(v, sxy), v = v, xbar = mom$xbar, ybar = mom$ybar)
 }
 

@@ -30,7 +30,7 @@ summary.rlsc <- function(object, rows = 3L, ...) {
               table = table, coefficients = coefficients,
               kernel = if (inherits(object, "rlsc_kernel_fit")) format(object$kernel))
   if (object$type == "classification") {
-    loo <- loo_predict(object, "lambda_min")
+    loo <- path_outputs(object, "lambda_min")$loo   # the fitted rows, not padded by na.exclude
     truth <- decode_classes(object$y, object$classes)
     keep <- object$weights > 0
     out$confusion <- table(LOO = decode_classes(loo, object$classes)[keep], truth = truth[keep])

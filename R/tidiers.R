@@ -14,7 +14,9 @@
 #'
 #' @param x an [rlsc()] fit.
 #' @param data the data to augment; by default the model frame of a formula
-#'   fit, else a data frame with only the new columns.
+#'   fit, else a data frame with only the new columns. Under `na.action =
+#'   na.exclude` it may also be the original data, and the new columns are `NA`
+#'   in the excluded rows.
 #' @param lambda a value of `x$lambda`, or `"lambda_min"` / `"lambda_1se"`.
 #' @param ... not used.
 #' @return A data frame.
@@ -61,9 +63,15 @@ augment.rlsc <- function(x, data = x$model, lambda = x$lambda_min, ...) {
   }))
   if (is.null(data)) return(new)
   data <- as.data.frame(data)
-  if (nrow(data) != nrow(new)) {
-    stop_arg("`data` must have the ", nrow(new), " rows the model was fitted to, not ",
-             nrow(data))
+  # under na.exclude the data may also be the original rows, those excluded included
+  padded <- if (inherits(x$na.action, "exclude")) nrow(new) + length(x$na.action)
+  if (identical(nrow(data), padded)) {
+    new <- new[stats::naresid(x$na.action, seq_len(nrow(new))), , drop = FALSE]
+  } else if (nrow(data) != nrow(new)) {
+    stop_arg("`data` must have the ", nrow(new), " rows the model was fitted to",
+             if (!is.null(padded)) paste0(" (or ", padded, " with those excluded by `na.action`)"),
+             ", not ", nrow(data))
   }
+  rownames(new) <- NULL
   cbind(data, new)
 }

@@ -91,3 +91,9 @@ test_that("model.frame() returns the stored frame, or says there is none", {
   expect_identical(model.frame(fit), fit$model)
   expect_error(model.frame(rlsc(as.matrix(mtcars[, 2:3]), mtcars$mpg)), "made from a matrix")
 })
+
+test_that("offsets are an error, not silently dropped", {
+  expect_error(rlsc(mpg ~ wt + offset(hp), data = mtcars),
+               "`formula` must not have an offset, not offset\\(hp\\): subtract it from the response")
+  expect_error(rlsc(mpg ~ wt, data = mtcars, offset = hp), "unknown argument\\(s\\): offset")
+})

@@ -234,6 +234,10 @@ test_that("print and plot show the kernel settings", {
   one <- rlsc(d$x, d$y, kernel = kernel_rbf(1))
   expect_output(print(one), "Kernel: rbf\\(sigma = 1\\)")
   expect_identical(plot(one), one)
+  msg <- "`type` = \"coef\" needs a linear fit: a kernel fit has one dual coefficient per training row"
+  expect_error(plot(fit, type = "coef"), msg)
+  expect_error(plot(one, type = "coef"), msg)
+  expect_error(plot(fit, type = "pie"), "'arg' should be one of")
 })
 
 test_that("the boundary warning applies to the chosen setting's lambda grid", {
@@ -284,4 +288,42 @@ test_that("kernel fits work with the formula interface, sparse x and the generic
   skip_if_not_installed("Matrix")
   xs <- Matrix::Matrix(x, sparse = TRUE)
   expect_equal(loo_predict(rlsc(xs, df$y, kernel = kern, lambda = fit$lambda)), loo_predict(ref))
+})
+
+test_that("a kernel fit without columns (y ~ 1) gives the LOO mean, without a boundary warning", {
+  ref <- (sum(mtcars$mpg) - mtcars$mpg) / 31
+  for (kernel in list(kernel_rbf(), kernel_rbf(1), kernel_polynomial(2))) {
+    expect_no_warning(fit <- rlsc(mpg ~ 1, data = mtcars, kernel = kernel))
+    expect_equal(unname(loo_predict(fit)), ref)
+    expect_equal(unname(predict(fit, mtcars[1:2, ])), rep(mean(mtcars$mpg), 2))
+  }
+  expect_identical(rlsc(mpg ~ 1, data = mtcars, kernel = "rbf")$sigma_min, 1)
+})
+
+test_that("kernel, sparse and formula fits never modify their inputs", {
+  skip_if_not_installed("Matrix")
+  snap <- function(v) serialize(v, NULL)
+  d <- sine_data(20, 91)
+  w <- rep(c(0, 1, 2, 0.5), 5)
+  k <- ref_rbf(d$x, sigma = 1)
+  xs <- Matrix::Matrix(d$x * (abs(d$x) > 0.3), sparse = TRUE)
+  df <- data.frame(y = d$y, x1 = d$x[, 1], g = rep(c("u", "v"), 10), w = w)
+  xi <- matrix(as.integer(round(d$x * 10)), nrow(d$x))
+  inputs <- list(x = d$x, y = d$y, w = w, k = k, xs = xs, df = df, xi = xi)
+  bytes <- lapply(inputs, snap)
+  suppressWarnings({
+    f <- rlsc(d$x, d$y, weights = w, kernel = kernel_rbf(c(0.5, 1)))
+    predict(f, d$x)
+    predict(rlsc(xi, d$y, weights = w, kernel = kernel_polynomial(2)), xi)
+    f <- rlsc(k, d$y, weights = w, kernel = "precomputed")
+    predict(f, k[1:3, ])
+    f <- rlsc(xs, d$y, weights = w, kernel = kernel_rbf(1))
+    predict(f, xs)
+    predict(rlsc(xs, d$y, weights = w, mode = "dual"), xs)
+    predict(rlsc(xs, d$y, weights = w, mode = "primal"), xs)
+    f <- rlsc(y ~ x1 + g, data = df, weights = w, kernel = kernel_rbf(1))
+    predict(f, df)
+    predict(rlsc(y ~ x1 + g, data = df, weights = w), df)
+  })
+  expect_identical(lapply(inputs, snap), bytes)
 })

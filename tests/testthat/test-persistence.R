@@ -23,9 +23,13 @@ test_that("a fit saved with saveRDS() predicts identically in a fresh R process"
   newdata <- matrix(rnorm(20), 5)
   fits <- list(primal = rlsc(d$x, d$y, weights = w), dual = rlsc(d$x[1:3, ], d$y[1:3], lambda = 1),
                multiclass = rlsc(iris[, 1:4], iris$Species),
-               intercept_only = rlsc(d$x[, 0], d$y))
+               intercept_only = rlsc(d$x[, 0], d$y),
+               formula = rlsc(mpg ~ wt + poly(hp, 2) + factor(cyl), data = mtcars),
+               kernel = rlsc_short(d$x, d$y, weights = w, kernel = kernel_rbf(c(1, 3))),
+               kernel_formula = rlsc(Species ~ ., data = iris, kernel = kernel_polynomial(2)))
   newdata <- list(primal = newdata, dual = newdata, multiclass = as.matrix(iris[c(1, 51, 101), 1:4]),
-                  intercept_only = newdata[, 0])
+                  intercept_only = newdata[, 0], formula = mtcars[c(1, 5, 20), ], kernel = newdata,
+                  kernel_formula = iris[c(1, 51, 101), ])
   outputs <- function(fits, newdata) {
     lapply(names(fits), function(k) {
       f <- fits[[k]]

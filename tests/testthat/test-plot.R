@@ -33,3 +33,14 @@ test_that("autoplot() builds a ggplot", {
   expect_s3_class(p, "ggplot")
   expect_identical(p$labels$y, "mean squared LOO error")
 })
+
+test_that("plot(type = \"coef\") draws one column and says when there is none", {
+  set.seed(1)
+  x <- rnorm(30)
+  fit <- rlsc_short(x, 2 * x + rnorm(30))
+  with_null_device({
+    expect_invisible(plot(fit, type = "coef"))
+    expect_error(plot(rlsc(mpg ~ 1, data = mtcars), type = "coef"),
+                 "nothing to plot: the fit has no coefficients besides the intercept")
+  })
+})

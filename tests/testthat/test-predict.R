@@ -35,3 +35,18 @@ test_that("predict() rejects bad new data and the class type for regression", {
   expect_error(predict(fit, d$x, type = "class"), "`type` = \"class\" needs a classification fit")
   expect_error(predict(fit, d$x, lambda = 123), "not on the fitted grid")
 })
+
+test_that("predict() matches the columns of new data by name when they are the training ones reordered", {
+  x <- mtcars[, c("wt", "hp", "disp")]
+  l <- 5
+  ref <- unname(drop(ref_predict(ref_coef(as.matrix(x), mtcars$mpg, lambda = l), as.matrix(x[1:3, ]))))
+  fit <- rlsc_short(x, mtcars$mpg, lambda = l)
+  expect_equal(unname(predict(fit, mtcars[1:3, c("disp", "wt", "hp")])), ref, tolerance = 1e-9)
+  expect_equal(unname(predict(fit, as.matrix(mtcars[1:3, c("hp", "disp", "wt")]))), ref,
+               tolerance = 1e-9)
+  kf <- rlsc_short(scale(x), mtcars$mpg, kernel = kernel_rbf(1), lambda = l)
+  new <- scale(x)[1:3, ]
+  expect_equal(predict(kf, new[, 3:1]), predict(kf, new))
+  # names that are not the training ones: by position, as before
+  expect_equal(predict(fit, setNames(x[1:3, ], c("a", "b", "c"))), predict(fit, x[1:3, ]))
+})

@@ -199,3 +199,12 @@ test_that("agrees with brute force on data sets not used while writing the code"
   x <- as.matrix(USJudgeRatings[, -12])
   check_path(x, USJudgeRatings$RTEN, w = seq_len(nrow(x)) %% 3, at = c(20, 70))
 })
+
+test_that("unknown arguments are named without being evaluated", {
+  d <- make_data(20, 2, seed = 11)
+  expect_error(rlsc(d$x, d$y, foo = not_a_variable), "unknown argument\\(s\\): foo")
+  expect_error(rlsc(mpg ~ wt, data = mtcars, foo = hp), "unknown argument\\(s\\): foo")
+  fit <- rlsc(d$x, d$y)
+  expect_error(predict(fit, d$x, foo = not_a_variable), "unknown argument\\(s\\): foo")
+  expect_error(coef(fit, "lambda_min", not_a_variable), "unknown argument\\(s\\): an unnamed argument")
+})

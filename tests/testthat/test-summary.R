@@ -21,3 +21,14 @@ test_that("summary() of a classification fit has the LOO confusion matrix", {
   expect_equal(1 - sum(diag(s$confusion)) / 150, fit$cvm[fit$index_min])
   expect_match(capture.output(print(s)), "confusion matrix", all = FALSE)
 })
+
+test_that("summary() of a classification fit under na.exclude counts the fitted rows only", {
+  aq <- transform(airquality, hot = factor(ifelse(Temp > 80, "hot", "cold")))
+  fit <- rlsc(hot ~ Ozone + Wind, data = aq, na.action = na.exclude)
+  s <- summary(fit)
+  used <- complete.cases(aq[, c("Ozone", "Wind")])
+  loo_class <- ifelse(loo_predict(fit)[used] > 0, "hot", "cold")
+  expect_equal(unclass(s$confusion),
+               unclass(table(LOO = factor(loo_class, c("cold", "hot")), truth = aq$hot[used])))
+  expect_equal(1 - sum(diag(s$confusion)) / sum(used), fit$cvm[fit$index_min])
+})

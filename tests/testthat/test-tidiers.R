@@ -21,3 +21,22 @@ test_that("tidy(), glance() and augment() return the path, the choice and the da
   expect_identical(names(generics::augment(mx)), c(".fitted", ".loo", ".resid"))
   expect_error(generics::augment(mx, data = mtcars[1:5, ]), "`data` must have the 32 rows")
 })
+
+test_that("augment() under na.exclude pads the new columns to the original data", {
+  skip_if_not_installed("generics")
+  aq <- airquality
+  fit <- rlsc_short(Ozone ~ Solar.R + Wind, data = aq, na.action = na.exclude)
+  used <- complete.cases(aq[, c("Ozone", "Solar.R", "Wind")])
+  au <- generics::augment(fit, data = aq)
+  expect_identical(nrow(au), nrow(aq))
+  expect_identical(is.na(au$.loo), !used)
+  expect_equal(au$.loo, unname(loo_predict(fit)))
+  expect_equal(au$.resid, aq$Ozone - au$.fitted)
+  expect_identical(nrow(generics::augment(fit)), sum(used))
+  cl <- rlsc(factor(Temp > 80) ~ Ozone + Wind, data = aq, na.action = na.exclude)
+  au <- generics::augment(cl, data = aq)
+  expect_identical(is.na(au$.loo_class), !complete.cases(aq[, c("Ozone", "Wind")]))
+  expect_error(generics::augment(fit, data = aq[1:5, ]), "`data` must have the 111 rows")
+  omit <- rlsc_short(Ozone ~ Solar.R + Wind, data = aq)
+  expect_error(generics::augment(omit, data = aq), "`data` must have the 111 rows the model was fitted to, not 153")
+})
