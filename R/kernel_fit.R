@@ -54,6 +54,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
   warn_undefined(best$table$n_na)
   # without any direction (a constant kernel) every lambda gives the same fit
   if (best$rank) warn_boundary(best$sel$index_min, length(best$lambda))
+  warn_kernel_boundary(settings$grid, best$j)
 
   chosen <- settings$kernels[[best$j]]
   kernel_path <- if (is.null(settings$grid)) tables[[1L]] else {
@@ -77,6 +78,21 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
     x = if (kernel$name != "precomputed") x[pos, , drop = FALSE],
     solutions = best$solutions, engine = best$engine
   ), class = c("rlsc_kernel_fit", "rlsc"))
+}
+
+# Like warn_boundary() for lambda: a numeric kernel parameter chosen at the
+# smallest or largest of several values tried may do better beyond them.
+warn_kernel_boundary <- function(grid, j) {
+  for (p in names(grid)) {
+    values <- unique(grid[[p]])
+    if (!is.numeric(values) || length(values) < 2L) next
+    chosen <- grid[[p]][j]
+    end <- if (chosen == min(values)) "smallest" else if (chosen == max(values)) "largest"
+    if (is.null(end)) next
+    warning("the chosen kernel parameter `", p, "` = ", format(chosen), " is the ", end,
+            " value tried; the criterion may improve beyond it, so consider extending ",
+            "its values", call. = FALSE)
+  }
 }
 
 # Lexicographic comparison of (criterion, tie-break): strictly better only, so

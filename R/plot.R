@@ -11,6 +11,7 @@
 #' @param response for `type = "coef"`, the response column or class whose
 #'   coefficients to draw (name or number).
 #' @param xlab,ylab axis labels.
+#' @param main a title, drawn above the degrees-of-freedom axis.
 #' @param ... further graphical arguments passed to [graphics::plot()] or
 #'   [graphics::matplot()].
 #' @return `x`, invisibly.
@@ -20,9 +21,9 @@
 #' plot(fit)
 #' plot(fit, type = "coef")
 plot.rlsc <- function(x, type = c("criterion", "coef"), response = 1L,
-                      xlab = expression(log[10](lambda)), ylab = NULL, ...) {
+                      xlab = expression(log[10](lambda)), ylab = NULL, main = NULL, ...) {
   type <- match.arg(type)
-  if (type == "coef") return(plot_coef(x, response, xlab, ylab, ...))
+  if (type == "coef") return(plot_coef(x, response, xlab, ylab, main, ...))
   ok <- !is.na(x$cvm) & x$lambda > 0
   if (!any(ok)) {
     stop_arg("nothing to plot: the fit has no `lambda` > 0 with a defined criterion")
@@ -37,7 +38,7 @@ plot.rlsc <- function(x, type = c("criterion", "coef"), response = 1L,
                     col = grDevices::adjustcolor("grey", 0.4))
   graphics::lines(ll, x$cvm[ok], lwd = 2)
   mark_lambdas(x)
-  df_axis(ll, x$df[ok])
+  df_axis(ll, x$df[ok], main)
   invisible(x)
 }
 
@@ -48,14 +49,16 @@ mark_lambdas <- function(x) {
                    col = c("firebrick", "steelblue"), bty = "n")
 }
 
-# Effective degrees of freedom on the top axis, at about six grid points.
-df_axis <- function(ll, df) {
+# Effective degrees of freedom on the top axis, at about six grid points; the
+# title goes above that axis and its label.
+df_axis <- function(ll, df, main = NULL) {
   at <- unique(round(seq(1, length(ll), length.out = min(6L, length(ll)))))
   graphics::axis(3, at = ll[at], labels = formatC(df[at], digits = 2, format = "fg"))
-  graphics::mtext("effective degrees of freedom", side = 3, line = 2, cex = 0.8)
+  graphics::mtext("effective degrees of freedom", side = 3, line = 1.9, cex = 0.8)
+  if (!is.null(main)) graphics::title(main = main, line = 3)
 }
 
-plot_coef <- function(x, response, xlab, ylab, ...) {
+plot_coef <- function(x, response, xlab, ylab, main = NULL, ...) {
   if (inherits(x, "rlsc_kernel_fit")) {
     stop_arg("`type` = \"coef\" needs a linear fit: a kernel fit has one dual coefficient ",
              "per training row, kept at `lambda_min` and `lambda_1se` (see coef())")
@@ -73,7 +76,7 @@ plot_coef <- function(x, response, xlab, ylab, ...) {
                     ylab = ylab %||% "coefficient", ...)
   graphics::abline(h = 0, col = "grey")
   mark_lambdas(x)
-  df_axis(ll, x$df[ok])
+  df_axis(ll, x$df[ok], main)
   invisible(x)
 }
 

@@ -57,11 +57,14 @@ make_data <- function(n, d, ntarget = 1, seed = 1, offset = 2) {
   list(x = x, y = if (ntarget == 1) drop(y) else y)
 }
 
-# Fits on short user grids, where the minimum often sits at an end: the
-# boundary warning is expected there and is tested on its own in test-rlsc.R.
+# Fits on short user grids of lambda or kernel parameters, where the minimum
+# often sits at an end: the boundary warnings are expected there and are
+# tested on their own in test-rlsc.R and test-kernel_fit.R.
 rlsc_short <- function(...) {
   withCallingHandlers(rlsc(...), warning = function(w) {
-    if (grepl("value of the `lambda` grid", conditionMessage(w))) invokeRestart("muffleWarning")
+    if (grepl("value of the `lambda` grid|value tried", conditionMessage(w))) {
+      invokeRestart("muffleWarning")
+    }
   })
 }
 

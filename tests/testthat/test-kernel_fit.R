@@ -104,7 +104,7 @@ test_that("predictions and coefficients equal the bordered-system solution", {
   d <- sine_data(40, 74)
   w <- rep(c(1, 0.5, 2, 0), 10)
   newx <- matrix(runif(14, -2, 2), 7)
-  fit <- rlsc(d$x, d$y, weights = w, kernel = kernel_rbf(c(0.7, 1.4)), keep_eigen = TRUE)
+  fit <- rlsc_short(d$x, d$y, weights = w, kernel = kernel_rbf(c(0.7, 1.4)), keep_eigen = TRUE)
   for (l in fit$lambda[c(30, 60, fit$index_min)]) {
     ref <- ref_bordered(ref_rbf(d$x, sigma = fit$sigma_min), d$y, w, l)
     expect_equal(unname(coef(fit, l)), c(ref$b, ref$c), tolerance = 1e-7)
@@ -242,9 +242,19 @@ test_that("print and plot show the kernel settings", {
 
 test_that("the boundary warning applies to the chosen setting's lambda grid", {
   d <- sine_data(30, 82)
-  expect_warning(rlsc(d$x, d$y, kernel = kernel_rbf(c(0.5, 1)), lambda = c(1e4, 1e3)),
+  expect_warning(rlsc(d$x, d$y, kernel = kernel_rbf(c(0.5, 1, 2)), lambda = c(1e4, 1e3)),
                  "smallest value of the `lambda` grid")
-  expect_no_warning(rlsc(d$x, d$y, kernel = kernel_rbf(c(0.5, 1))))
+  expect_no_warning(rlsc(d$x, d$y, kernel = kernel_rbf(c(0.5, 1, 2))))
+})
+
+test_that("a kernel parameter chosen at the end of its values warns", {
+  d <- sine_data(30, 82)
+  expect_warning(fit <- rlsc(d$x, d$y, kernel = kernel_rbf(c(0.2, 0.3))),
+                 "the chosen kernel parameter `sigma` = 0.3 is the largest value tried")
+  expect_identical(fit$sigma_min, 0.3)
+  expect_warning(rlsc(d$x, d$y, kernel = kernel_rbf(c(2, 5, 20))),
+                 "`sigma` = 2 is the smallest value tried")
+  expect_no_warning(rlsc(d$x, d$y, kernel = kernel_rbf(1)))
 })
 
 test_that("the progress bar is off outside interactive sessions and by option", {
@@ -259,7 +269,7 @@ test_that("kernel fits never modify their inputs", {
   k <- kernel_matrix(kernel_rbf(1), d$x)
   w <- rep(c(1, 0), length.out = 25)
   copies <- list(d$x + 0, d$y + 0, k + 0, w + 0)
-  invisible(rlsc(d$x, d$y, weights = w, kernel = kernel_rbf(1)))
+  invisible(rlsc_short(d$x, d$y, weights = w, kernel = kernel_rbf(1)))
   invisible(rlsc(k, d$y, weights = w, kernel = "precomputed"))
   expect_identical(list(d$x, d$y, k, w), copies)
 })
@@ -268,9 +278,9 @@ test_that("kernel fits work with the formula interface, sparse x and the generic
   df <- data.frame(y = mtcars$mpg, wt = mtcars$wt, hp = mtcars$hp / 100,
                    cyl = factor(mtcars$cyl))
   kern <- kernel_rbf(sigma = c(1, 2))
-  fit <- rlsc(y ~ wt + hp + cyl, data = df, kernel = kern)
+  fit <- rlsc_short(y ~ wt + hp + cyl, data = df, kernel = kern)
   x <- model.matrix(~ wt + hp + cyl, df)[, -1]
-  ref <- rlsc(x, df$y, kernel = kern, lambda = fit$lambda)
+  ref <- rlsc_short(x, df$y, kernel = kern, lambda = fit$lambda)
   expect_equal(loo_predict(fit), loo_predict(ref))
   expect_equal(predict(fit, df[1:4, ]), predict(ref, x[1:4, ]))
   expect_error(predict(fit, transform(df[1:2, ], cyl = factor(5))), "not seen in training: '5'")
@@ -287,7 +297,7 @@ test_that("kernel fits work with the formula interface, sparse x and the generic
   expect_equal(au$.loo, unname(loo_predict(fit)))
   skip_if_not_installed("Matrix")
   xs <- Matrix::Matrix(x, sparse = TRUE)
-  expect_equal(loo_predict(rlsc(xs, df$y, kernel = kern, lambda = fit$lambda)), loo_predict(ref))
+  expect_equal(loo_predict(rlsc_short(xs, df$y, kernel = kern, lambda = fit$lambda)), loo_predict(ref))
 })
 
 test_that("a kernel fit without columns (y ~ 1) gives the LOO mean, without a boundary warning", {

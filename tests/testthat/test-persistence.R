@@ -21,7 +21,7 @@ test_that("a fit saved with saveRDS() predicts identically in a fresh R process"
   d <- make_data(30, 4, seed = 62)
   w <- rep(c(0, 1, 2), 10)
   newdata <- matrix(rnorm(20), 5)
-  fits <- list(primal = rlsc(d$x, d$y, weights = w), dual = rlsc(d$x[1:3, ], d$y[1:3], lambda = 1),
+  fits <- list(primal = rlsc_short(d$x, d$y, weights = w), dual = rlsc(d$x[1:3, ], d$y[1:3], lambda = 1),
                multiclass = rlsc(iris[, 1:4], iris$Species),
                intercept_only = rlsc(d$x[, 0], d$y),
                formula = rlsc(mpg ~ wt + poly(hp, 2) + factor(cyl), data = mtcars),
