@@ -37,8 +37,7 @@ positive_spectrum <- function(values, x, w) {
 # (or vanished): reject such `x` as check_overflow() rejects huge `x`, instead
 # of fitting it as if it had no signal.
 max_abs <- function(x) {
-  if (is_sparse(x)) return(max(abs(x@x), 0))
-  if (length(x)) max(abs(range(x))) else 0
+  .Call(C_rlsc_abs_max, if (is_sparse(x)) x@x else x)
 }
 
 check_underflow <- function(values, x, w, intercept) {

@@ -42,3 +42,20 @@ int block_rows(int n, double per_row, double budget)
     if (rows > 1024) rows = 1024;
     return n < rows ? (n > 0 ? n : 1) : (int) rows;
 }
+
+/* max |x_i| of a double vector in one pass: NA when any element is NA or NaN,
+   Inf when any is infinite.  R's range() takes two passes and checks more. */
+SEXP rlsc_abs_max(SEXP x)
+{
+    if (!isReal(x)) error("'x' must be a double vector");
+    const double *px = REAL(x);
+    R_xlen_t n = XLENGTH(x);
+    double top = 0.0;
+    int nan = 0;
+    for (R_xlen_t i = 0; i < n; i++) {
+        double a = fabs(px[i]);
+        if (a > top) top = a;
+        else if (ISNAN(a)) nan = 1;
+    }
+    return ScalarReal(nan ? NA_REAL : top);
+}

@@ -11,6 +11,7 @@ static const R_CallMethodDef call_methods[] = {
     {"rlsc_kernel_matrix",    (DL_FUNC) &rlsc_kernel_matrix,    4},
     {"rlsc_kernel_asymmetry", (DL_FUNC) &rlsc_kernel_asymmetry, 1},
     {"rlsc_kernel_eigen",     (DL_FUNC) &rlsc_kernel_eigen,     6},
+    {"rlsc_abs_max",   (DL_FUNC) &rlsc_abs_max,    1},
     {NULL, NULL, 0}
 };
 

@@ -30,6 +30,9 @@ SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params);
 SEXP rlsc_kernel_asymmetry(SEXP k);
 SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP intercept, SEXP rel_tol);
 
+/* check.c: max |x| in one pass (NA for NA/NaN), for R's own checks */
+SEXP rlsc_abs_max(SEXP x);
+
 /* check.c: argument checks that raise R errors instead of crashing */
 void check_double_matrix(SEXP x, const char *name, int *nrow, int *ncol);
 void check_double_vector(SEXP x, const char *name, R_xlen_t len);

@@ -63,7 +63,12 @@ entry_points <- list(
       list("a", "'lambda' must be a double vector"), list(1L, "'lambda' must be a double vector"),
       list(1, "'intercept' must be TRUE or FALSE"), list(NA, "'classify' must be TRUE or FALSE"),
       list(NULL, "'keep' must be TRUE or FALSE"), list(c(TRUE, TRUE), "'keep' must be TRUE or FALSE")),
-    arg = c(1, 1, 2, 2, 2, 2, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 7, 7, 7, 7, 8, 9, 10, 10)))
+    arg = c(1, 1, 2, 2, 2, 2, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 7, 7, 7, 7, 8, 9, 10, 10)),
+  C_rlsc_abs_max = list(
+    ok = list(c(-3, 2)),
+    bad = list(list(1:2, "'x' must be a double vector"), list("a", "'x' must be a double vector"),
+               list(NULL, "'x' must be a double vector")),
+    arg = c(1, 1, 1)))
 
 test_that("every C entry point rejects wrong types, lengths and shapes of every argument", {
   for (name in names(entry_points)) {
@@ -76,6 +81,22 @@ test_that("every C entry point rejects wrong types, lengths and shapes of every 
       expect_error(call_c(name, args), ep$bad[[k]][[2]], fixed = TRUE, info = paste(name, k))
     }
   }
+})
+
+test_that("the table above covers every registered entry point but the kernel ones", {
+  registered <- names(getDLLRegisteredRoutines("rlsc")$.Call)
+  expect_setequal(paste0("C_", grep("kernel", registered, invert = TRUE, value = TRUE)),
+                  names(entry_points))   # the kernel ones: test-kernels.R
+})
+
+test_that("abs_max is the largest magnitude, NA for NA or NaN, Inf for Inf", {
+  abs_max <- function(x) .Call(getFromNamespace("C_rlsc_abs_max", "rlsc"), x)
+  expect_identical(abs_max(c(-3, 2)), 3)
+  expect_identical(abs_max(numeric()), 0)
+  expect_identical(abs_max(c(1, NA, -Inf)), NA_real_)
+  expect_identical(abs_max(c(1, NaN)), NA_real_)
+  expect_identical(abs_max(c(1, -Inf)), Inf)
+  expect_identical(abs_max(matrix(c(0, -1e300), 1)), 1e300)
 })
 
 test_that("the C entry points survive empty inputs", {
