@@ -19,6 +19,7 @@ coef.rlsc <- function(object, lambda = object$lambda_min, ...) {
   eng <- object$engine
   beta <- engine_beta(eng, l)
   intercept <- if (object$intercept) eng$ybar - drop(crossprod(beta, eng$xbar)) else 0
+  if (!is.null(object$scale)) beta <- beta / object$scale   # back to the original units
   out <- rbind(intercept, beta)
   dimnames(out) <- list(c("(Intercept)", object$xnames), response_names(object))
   if (ncol(out) == 1L) stats::setNames(out[, 1L], rownames(out)) else out

@@ -24,7 +24,8 @@ fitted.rlsc <- function(object, lambda = object$lambda_min, ...) {
 #' @export
 residuals.rlsc <- function(object, lambda = object$lambda_min, ...) {
   check_no_dots(...)
-  out <- object$y - path_outputs(object, lambda)$fitted
+  out <- path_outputs(object, lambda)$fitted
+  out[] <- object$y - out   # keeps the row names of the fitted values
   pad(object, out)
 }
 

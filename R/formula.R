@@ -45,6 +45,7 @@ rlsc.formula <- function(formula, data, subset, weights, na.action, contrasts = 
     error = function(e) {   # name the response as the user wrote it, not `y`
       stop_arg(sub("^`y`", paste0("the response `", response, "`"), conditionMessage(e)))
     })
+  call[[1L]] <- as.name("rlsc")
   fit$call <- call
   fit$terms <- terms
   fit$xlevels <- stats::.getXlevels(terms, mf)

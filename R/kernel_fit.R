@@ -213,8 +213,8 @@ kernel_solution <- function(object, lambda) {
 #'   `plot()`, `print()`: `x`, invisibly.
 #' @name rlsc_kernel_fit
 #' @examples
-#' x <- as.matrix(mtcars[, c("wt", "hp")])
-#' fit <- rlsc(scale(x), mtcars$mpg, kernel = kernel_rbf(sigma = c(0.5, 1, 2)))
+#' x <- as.matrix(mtcars[, -1])
+#' fit <- rlsc(scale(x), mtcars$mpg, kernel = kernel_rbf(sigma = c(4, 8, 16)))
 #' fit
 #' head(coef(fit))
 #' predict(fit, scale(x)[1:3, ])
@@ -249,6 +249,7 @@ kernel_predict <- function(object, newdata, lambda) {
       stop_arg("`newdata` must have ", object$nvars, " columns (as the training `x`), not ",
                ncol(newdata))
     }
+    if (!is.null(object$scale)) newdata <- scale_columns(newdata, object$scale)
     k <- kernel_cross(object$kernel, as.matrix(newdata), object$x)
   }
   f <- k %*% sol$c[pos, , drop = FALSE] + rep(sol$intercept, each = nrow(k))

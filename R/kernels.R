@@ -44,14 +44,14 @@
 #' @examples
 #' set.seed(1)
 #' x <- matrix(runif(100), ncol = 1)
-#' y <- sin(6 * x[, 1]) + rnorm(100, sd = 0.2)
-#' fit <- rlsc(x, y, kernel = kernel_rbf(sigma = c(0.05, 0.1, 0.3)))
+#' y <- abs(sin(6 * x[, 1])) + rnorm(100, sd = 0.2)
+#' fit <- rlsc(x, y, kernel = kernel_rbf(sigma = c(0.1, 0.5, 2)))
 #' fit$sigma_min
 #' fit$lambda_min
 #' kernel_polynomial(degree = 2:3)
 #' laplace <- kernel_custom(function(x, z, rho) {
 #'   exp(-rho * as.matrix(dist(rbind(x, z)))[seq_len(nrow(x)), nrow(x) + seq_len(nrow(z))])
-#' }, rho = c(1, 5))
+#' }, rho = c(0.03, 0.3, 3))
 #' rlsc(x, y, kernel = laplace)$kernel
 kernel_linear <- function() new_kernel("linear", list())
 

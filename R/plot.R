@@ -42,10 +42,10 @@ plot.rlsc <- function(x, type = c("criterion", "coef"), response = 1L,
   invisible(x)
 }
 
-mark_lambdas <- function(x) {
+mark_lambdas <- function(x, where = "topleft") {
   graphics::abline(v = log10(c(x$lambda_min, x$lambda_1se)), lty = 2,
                    col = c("firebrick", "steelblue"))
-  graphics::legend("topleft", c("lambda_min", "lambda_1se"), lty = 2,
+  graphics::legend(where, c("lambda_min", "lambda_1se"), lty = 2,
                    col = c("firebrick", "steelblue"), bty = "n")
 }
 
@@ -75,7 +75,10 @@ plot_coef <- function(x, response, xlab, ylab, main = NULL, ...) {
   graphics::matplot(ll, t(b[, ok, drop = FALSE]), type = "l", lty = 1, xlab = xlab,
                     ylab = ylab %||% "coefficient", ...)
   graphics::abline(h = 0, col = "grey")
-  mark_lambdas(x)
+  # name each path at its least penalized end, where the paths are apart
+  graphics::text(ll[length(ll)], b[, ok, drop = FALSE][, length(ll)], x$xnames, pos = 4,
+                 cex = 0.7, xpd = NA)
+  mark_lambdas(x, "topright")   # the paths shrink to 0 there
   df_axis(ll, x$df[ok], main)
   invisible(x)
 }
@@ -83,7 +86,7 @@ plot_coef <- function(x, response, xlab, ylab, main = NULL, ...) {
 # Slopes for every lambda of the grid: a d x L x T array.
 coef_path <- function(object) {
   cf <- vapply(seq_along(object$lambda), function(i) {
-    as.matrix(engine_beta(object$engine, object$lambda[i]))
+    as.matrix(engine_beta(object$engine, object$lambda[i])) / (object$scale %||% 1)
   }, matrix(0, object$nvars, ncol(object$y)))
   cf <- array(cf, c(object$nvars, ncol(object$y), length(object$lambda)))
   cf <- aperm(cf, c(1L, 3L, 2L))
@@ -115,5 +118,6 @@ autoplot.rlsc <- function(object, ...) {
     ggplot2::geom_vline(data = marks, ggplot2::aes(xintercept = .data$lambda,
                                                    colour = .data$which), linetype = 2) +
     ggplot2::scale_x_log10() +
+    ggplot2::scale_colour_manual(values = c(lambda_min = "firebrick", lambda_1se = "steelblue")) +
     ggplot2::labs(x = "lambda", y = criterion_label(object$criterion), colour = NULL)
 }

@@ -48,20 +48,19 @@ predict_matrix <- function(object, newdata, lambda) {
     if (any(ok)) out[ok, ] <- predict_design(object, x[ok, , drop = FALSE], lambda)
     return(out)
   }
-  x <- as_design(newdata, "newdata")
-  predict_design(object, match_columns(object, x), lambda)
+  predict_design(object, as_design(match_columns(object, newdata), "newdata"), lambda)
 }
 
-# New columns that are the training columns in another order are put back in
-# the training order; any other columns are taken by position.
-match_columns <- function(object, x) {
-  nms <- colnames(x)
-  if (identical(object$kernel$name, "precomputed") || is.null(nms) ||
-      identical(nms, object$xnames) || anyDuplicated(nms) ||
-      !setequal(nms, object$xnames) || length(nms) != length(object$xnames)) {
-    return(x)
+# New data whose column names include all the training columns' is taken by
+# name (other columns are ignored, the order does not matter); otherwise the
+# columns are taken by position.
+match_columns <- function(object, newdata) {
+  nms <- colnames(newdata)
+  if (identical(object$kernel$name, "precomputed") || is.null(nms) || anyDuplicated(nms) ||
+      !all(object$xnames %in% nms) || identical(nms, object$xnames)) {
+    return(newdata)
   }
-  x[, match(object$xnames, nms), drop = FALSE]
+  newdata[, object$xnames, drop = FALSE]
 }
 
 predict_design <- function(object, x, lambda) {

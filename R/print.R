@@ -17,8 +17,8 @@ print.rlsc <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   } else {
     paste0("regression, ", ncol(x$y), " response column(s)")
   }
-  cat(sprintf("Regularized least squares (%s): n = %d, d = %d, %s form, %d lambda values\n",
-              what, x$nobs, x$nvars, x$mode, length(x$lambda)))
+  cat(sprintf("Regularized least squares (%s): n = %d%s, d = %d, %s form, %d lambda values\n",
+              what, x$nobs, positive_note(x), x$nvars, x$mode, length(x$lambda)))
   cat(sprintf("Exact leave-one-out criterion: %s\n\n", criterion_label(x$criterion)))
   idx <- c(x$index_min, x$index_1se)
   tab <- data.frame(lambda = x$lambda[idx], df = x$df[idx], criterion = x$cvm[idx],
@@ -29,6 +29,11 @@ print.rlsc <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   invisible(x)
 }
 
+positive_note <- function(x) {
+  npos <- sum(x$weights > 0)
+  if (npos < x$nobs) sprintf(" (%d with positive weight)", npos) else ""
+}
+
 criterion_label <- function(criterion) {
   switch(criterion, mse = "mean squared LOO error", misclass = "LOO misclassification rate")
 }
@@ -36,4 +41,4 @@ criterion_label <- function(criterion) {
 #' @rdname print.rlsc
 #' @param object an [rlsc()] fit.
 #' @export
-nobs.rlsc <- function(object, ...) object$nobs
+nobs.rlsc <- function(object, ...) sum(object$weights > 0)   # as lm(): rows of zero weight do not count

@@ -7,9 +7,12 @@
 #'
 #' The model is
 #' \deqn{\min_{b,\beta} \sum_i w_i (y_i - b - x_i^\top\beta)^2 + \lambda \|\beta\|^2,}
-#' with an unpenalized intercept \eqn{b}. This \eqn{\lambda} is on the "sum of
-#' squares" scale, the same as `MASS::lm.ridge()`'s `lambda` and
-#' scikit-learn's `alpha`. Texts that average the loss, \eqn{\frac1n\sum_i
+#' with an unpenalized intercept \eqn{b}, fitted to `x` as given: the columns
+#' are **not** standardized unless `standardize = TRUE` (then the penalty
+#' applies to columns scaled to unit variance, as in `glmnet` and
+#' `MASS::lm.ridge()`). This \eqn{\lambda} is on the "sum of squares" scale:
+#' scikit-learn's `alpha`, and `MASS::lm.ridge()`'s `lambda` with
+#' `standardize = TRUE`. Texts that average the loss, \eqn{\frac1n\sum_i
 #' (\cdot)^2 + \lambda'\|\beta\|^2} (Rosasco's notes, the ridge LOO derivation),
 #' use \eqn{\lambda' = \lambda / n}; an SVM-style \eqn{C} corresponds to
 #' \eqn{\lambda = 1/(2C)}.
@@ -38,16 +41,18 @@
 #'   character or logical vector). A factor with two levels is coded -1 / +1
 #'   (first / second level); with \eqn{K \ge 3} levels one-vs-all, \eqn{K}
 #'   columns of +1 for the class and -1 elsewhere.
-#' @param lambda optional decreasing grid of penalties \eqn{\lambda \ge 0}; by
-#'   default `nlambda` values log-spaced between where the effective degrees of
-#'   freedom are about 0.1 and within about 0.1 of the rank.
+#' @param lambda optional grid of penalties \eqn{\lambda \ge 0} (sorted
+#'   decreasing, duplicates dropped); by default `nlambda` values log-spaced
+#'   between where the effective degrees of freedom are about 0.1 and within
+#'   about 0.1 of the rank. Methods take \eqn{\lambda} from this grid only.
 #' @param nlambda the length of the default grid.
 #' @param intercept whether to fit an (unpenalized) intercept.
 #' @param weights optional non-negative observation weights.
 #' @param criterion `"mse"` (mean squared LOO residual over all response
 #'   columns; the default for regression) or `"misclass"` (LOO
 #'   misclassification rate; the default for classification, ties broken by
-#'   the squared error).
+#'   the squared error). Both are means over the observations weighted by
+#'   `weights`, with standard errors over the observations of positive weight.
 #' @param kernel `"linear"` (the default, ridge regression), `"rbf"`,
 #'   `"polynomial"`, `"precomputed"` (then `x` is the \eqn{n \times n} kernel
 #'   matrix), or a kernel from [kernel_rbf()], [kernel_polynomial()],
@@ -61,6 +66,14 @@
 #' @param mode `"auto"` (primal when there are at least as many observations
 #'   with positive weight as columns, dual otherwise), `"primal"` or `"dual"`.
 #'   Both give the same results up to rounding. Kernel fits are always dual.
+#' @param standardize whether to divide the columns of `x` by their weighted
+#'   standard deviations (normalized by the sum of the weights; about zero
+#'   without an intercept) before fitting, so that the penalty treats all
+#'   columns alike whatever their units, as `glmnet` and `MASS::lm.ridge()`
+#'   do. Coefficients and predictions are on the original scale; `lambda`
+#'   applies to the standardized columns (with unit weights exactly
+#'   `MASS::lm.ridge()`'s `lambda`). The default `FALSE` fits `x` as given.
+#'   For kernels the scaling is applied before the kernel.
 #' @param keep_eigen for kernel fits: keep the eigendecomposition of the chosen
 #'   kernel (\eqn{n \times n} numbers), so that [coef()], [predict()] and
 #'   [loo_predict()] work at every value of `lambda`, not only at `lambda_min`
@@ -102,7 +115,7 @@
 #' table(predict(cl, as.matrix(iris[, 1:4]), type = "class"), iris$Species)
 #'
 #' # kernel RLS: the RBF bandwidth and lambda chosen jointly by exact LOO
-#' kf <- rlsc(scale(mtcars[, -1]), mtcars$mpg, kernel = kernel_rbf(sigma = c(2, 4, 8)))
+#' kf <- rlsc(scale(mtcars[, -1]), mtcars$mpg, kernel = kernel_rbf(sigma = c(4, 8, 16)))
 #' kf$sigma_min
 rlsc <- function(x, ...) UseMethod("rlsc")
 
@@ -110,8 +123,10 @@ rlsc <- function(x, ...) UseMethod("rlsc")
 #' @export
 rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
                          weights = NULL, criterion = NULL, kernel = "linear",
-                         mode = c("auto", "primal", "dual"), keep_eigen = FALSE, ...) {
+                         mode = c("auto", "primal", "dual"), standardize = FALSE,
+                         keep_eigen = FALSE, ...) {
   call <- match.call()
+  call[[1L]] <- as.name("rlsc")
   check_no_dots(...)
   x <- as_design(x)
   kernel <- check_kernel(kernel, x, y)
@@ -124,12 +139,23 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
   lambda <- check_lambda(lambda)
   criterion <- check_criterion(criterion, resp$type)
   mode <- match.arg(mode)
+  standardize <- check_flag(standardize, "standardize")
+  scale <- NULL
+  if (standardize) {
+    if (identical(kernel$name, "precomputed")) {
+      stop_arg("`standardize` = TRUE needs the data matrix, but `x` is a precomputed kernel")
+    }
+    scale <- stats::setNames(column_scale(x, weights, intercept), column_names(x))
+    x <- scale_columns(x, scale)
+  }
   if (!is.null(kernel)) {
     if (is_sparse(x)) x <- as.matrix(x)   # kernel matrices are dense anyway
     if (mode == "primal") stop_arg("`mode` = \"primal\" needs the linear kernel; kernel fits are dual")
     keep_eigen <- check_flag(keep_eigen, "keep_eigen")
-    return(fit_kernel(x, resp, weights, lambda, nlambda, intercept, criterion, kernel,
-                      keep_eigen, call))
+    fit <- fit_kernel(x, resp, weights, lambda, nlambda, intercept, criterion, kernel,
+                      keep_eigen, call)
+    fit$scale <- scale
+    return(fit)
   }
   if (mode == "auto") mode <- if (ncol(x) <= sum(weights > 0)) "primal" else "dual"
 
@@ -153,7 +179,7 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
     type = resp$type, classes = resp$classes, multi = resp$multi,
     y = resp$y, weights = weights, intercept = intercept, mode = mode,
     nobs = n, nvars = ncol(x), xnames = column_names(x),
-    rownames = rownames(x), engine = eng
+    rownames = rownames(x), engine = eng, scale = scale
   ), class = "rlsc")
 }
 

@@ -52,7 +52,7 @@ coefficient_table <- function(object) {
 #' @export
 print.summary.rlsc <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat("\nCall:  ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
-  cat(sprintf("n = %d, d = %d, %s form; exact leave-one-out %s\n\n", x$nobs, x$nvars,
+  cat(sprintf("n = %d, d = %d, %s form; criterion: %s\n\n", x$nobs, x$nvars,
               x$mode, criterion_label(x$criterion)))
   cat("Leave-one-out path around the minimum:\n")
   print(x$table, digits = digits, row.names = FALSE)

@@ -13,3 +13,9 @@ test_that("classification residuals are on the -1/+1 coding", {
   fit <- rlsc(Species ~ ., data = iris)
   expect_equal(residuals(fit), ref_code(iris$Species) - fitted(fit), ignore_attr = TRUE)
 })
+
+test_that("residuals() keep the row names, also for classification", {
+  fit <- rlsc(Species ~ ., data = iris[c(1:10, 51:60, 101:110), ])
+  expect_identical(rownames(residuals(fit)), rownames(fitted(fit)))
+  expect_identical(rownames(residuals(fit))[1:2], c("1", "2"))
+})

@@ -50,3 +50,13 @@ test_that("predict() matches the columns of new data by name when they are the t
   # names that are not the training ones: by position, as before
   expect_equal(predict(fit, setNames(x[1:3, ], c("a", "b", "c"))), predict(fit, x[1:3, ]))
 })
+
+test_that("new data with the training columns among others is taken by name", {
+  x <- as.matrix(iris[, 1:4])
+  fit <- rlsc(x, iris$Species)
+  expect_identical(unname(predict(fit, iris[c(1, 51, 101), ], type = "class")),
+                   predict(fit, x[c(1, 51, 101), ], type = "class"))
+  shuffled <- x[1:3, c(4, 2, 1, 3)]
+  expect_equal(predict(fit, shuffled), predict(fit, x[1:3, ]))
+  expect_error(predict(fit, unname(x[1:3, 1:3])), "`newdata` must have 4 columns")
+})

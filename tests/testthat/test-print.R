@@ -11,3 +11,14 @@ test_that("print() shows the problem and the selected lambdas and returns invisi
   expect_match(capture.output(print(cl)), "misclassification rate", all = FALSE)
   expect_identical(nobs(cl), 150L)
 })
+
+test_that("the printed call is rlsc(), and rows of zero weight are not counted by nobs()", {
+  w <- rep(c(1, 1, 0, 1), 8)
+  fit <- rlsc(mpg ~ wt + hp + qsec, data = mtcars, weights = w)
+  expect_identical(nobs(fit), 24L)
+  out <- capture.output(print(fit))
+  expect_match(out, "^Call:  rlsc\\(formula = mpg ~ wt \\+ hp \\+ qsec", all = FALSE)
+  expect_match(out, "n = 32 \\(24 with positive weight\\)", all = FALSE)
+  expect_match(capture.output(print(rlsc(as.matrix(mtcars[, 2:3]), mtcars$mpg))),
+               "^Call:  rlsc\\(x = ", all = FALSE)
+})

@@ -1,0 +1,26 @@
+# standardize = TRUE: the columns of x are divided by their weighted standard
+# deviations before fitting (about zero without an intercept), as glmnet and
+# MASS::lm.ridge do, so the penalty treats every column alike whatever its
+# units.  Coefficients and predictions are reported on the original scale.
+
+column_scale <- function(x, w, intercept) {
+  sw <- sum(w)
+  if (is_sparse(x)) {
+    mean_sq <- as.vector(Matrix::crossprod(x^2, w)) / sw
+    m <- if (intercept) as.vector(Matrix::crossprod(x, w)) / sw else 0
+    v <- pmax(mean_sq - m^2, 0)   # raw moments: x stays sparse, as for its Gram
+  } else {
+    mean_sq <- drop(crossprod(w, x^2)) / sw
+    m <- if (intercept) drop(crossprod(w, x)) / sw else numeric(ncol(x))
+    v <- drop(crossprod(w, sweep(x, 2L, m)^2)) / sw
+  }
+  s <- sqrt(v)
+  # constant columns (up to rounding) are left as they are: scaling their
+  # rounding noise up to unit variance would invent a signal
+  s[!(s > 1e-10 * sqrt(mean_sq))] <- 1
+  s
+}
+
+scale_columns <- function(x, s) {
+  if (is_sparse(x)) x %*% Matrix::Diagonal(x = 1 / s) else x / rep(s, each = nrow(x))
+}
