@@ -22,8 +22,10 @@ engine_fit <- function(x, y, w, intercept, mode) {
 # of their weighted mean do not become a direction of pure rounding noise, at
 # least the noise floor of the centered values, sum(w) (max(n, d) eps max|x|)^2.
 # Returns the kept indices (a prefix: the values are decreasing) and the largest
-# eigenvalue dropped above that noise floor.
-positive_spectrum <- function(values, x, w) {
+# eigenvalue dropped above that noise floor; a spectrum that underflowed is an
+# error (check_underflow()).
+positive_spectrum <- function(values, x, w, intercept) {
+  check_underflow(values, x, w, intercept)
   n <- nrow(x)
   d <- ncol(x)
   eps <- .Machine$double.eps
@@ -33,13 +35,13 @@ positive_spectrum <- function(values, x, w) {
   list(keep = keep, dropped = max(values[!keep & values > noise], 0))
 }
 
-# Centered cross-products below about xmin / eps have lost digits to underflow
-# (or vanished): reject such `x` as check_overflow() rejects huge `x`, instead
-# of fitting it as if it had no signal.
 max_abs <- function(x) {
   .Call(C_rlsc_abs_max, if (is_sparse(x)) x@x else x)
 }
 
+# Centered cross-products below about xmin / eps have lost digits to underflow
+# (or vanished): reject such `x` as check_overflow() rejects huge `x`, instead
+# of fitting it as if it had no signal.
 check_underflow <- function(values, x, w, intercept) {
   top <- max(values, 0)
   if (top >= .Machine$double.xmin / .Machine$double.eps) return(invisible())
@@ -59,8 +61,7 @@ engine_primal <- function(x, y, w, intercept) {
   mom <- .Call(C_rlsc_moments, x, y, w, intercept, TRUE)
   check_overflow(mom$sxx, "x")
   eig <- .Call(C_rlsc_eigen, mom$sxx)
-  check_underflow(eig$values, x, w, intercept)
-  kept <- positive_spectrum(eig$values, x, w)
+  kept <- positive_spectrum(eig$values, x, w, intercept)
   keep <- kept$keep
   v <- eig$vectors[, keep, drop = FALSE]
   list(mode = "primal", values = eig$values[keep], dropped = kept$dropped,
@@ -79,8 +80,7 @@ engine_dual <- function(x, y, w, intercept) {
 # weight (and the means `mom$xbar`, `mom$ybar`).
 dual_from_gram <- function(gram, x, y, w, intercept, mom) {
   eig <- .Call(C_rlsc_eigen, gram)
-  check_underflow(eig$values, x, w, intercept)
-  kept <- positive_spectrum(eig$values, x, w)
+  kept <- positive_spectrum(eig$values, x, w, intercept)
   keep <- kept$keep
   values <- eig$values[keep]
   u <- eig$vectors[, keep, drop = FALSE]

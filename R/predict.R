@@ -5,8 +5,8 @@
 #'   with the variables of the formula (factor levels must be among those seen
 #'   in training; rows with `NA` get `NA` predictions); otherwise a numeric
 #'   matrix, data frame or sparse `Matrix` with the columns of the training
-#'   `x`, matched by name when they are the training columns in another order
-#'   and taken by position otherwise (for a kernel fit with `kernel = "precomputed"`: the \eqn{m \times n}
+#'   `x`, taken by name when its column names include all the training
+#'   columns' (other columns are ignored) and by position otherwise (for a kernel fit with `kernel = "precomputed"`: the \eqn{m \times n}
 #'   cross-kernel between the new rows and the training rows). When missing,
 #'   the in-sample fitted values are returned.
 #' @param lambda a value of `object$lambda`, or `"lambda_min"` / `"lambda_1se"`.

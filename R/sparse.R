@@ -42,8 +42,7 @@ engine_primal_sparse <- function(x, y, w, intercept) {
   check_overflow(gram, "x")
   sxy <- as.matrix(Matrix::crossprod(x, w * sweep(y, 2L, mom$ybar)))
   eig <- .Call(C_rlsc_eigen, gram)
-  check_underflow(eig$values, x, w, intercept)
-  kept <- positive_spectrum(eig$values, x, w)
+  kept <- positive_spectrum(eig$values, x, w, intercept)
   v <- eig$vectors[, kept$keep, drop = FALSE]
   b <- as.matrix(x %*% v) - rep(as.vector(crossprod(mom$xbar, v)), each = nrow(x))
   list(mode = "primal", values = eig$values[kept$keep],

@@ -10,9 +10,9 @@ column_scale <- function(x, w, intercept) {
     m <- if (intercept) as.vector(Matrix::crossprod(x, w)) / sw else 0
     v <- pmax(mean_sq - m^2, 0)   # raw moments: x stays sparse, as for its Gram
   } else {
-    mean_sq <- drop(crossprod(w, x^2)) / sw
     m <- if (intercept) drop(crossprod(w, x)) / sw else numeric(ncol(x))
-    v <- drop(crossprod(w, sweep(x, 2L, m)^2)) / sw
+    v <- drop(crossprod(w, sweep(x, 2L, m)^2)) / sw   # centered: no cancellation
+    mean_sq <- v + m^2
   }
   s <- sqrt(v)
   # constant columns (up to rounding) are left as they are: scaling their

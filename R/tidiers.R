@@ -6,7 +6,7 @@
 #' `tidy()` gives one row per \eqn{\lambda}: `lambda`, `df`, `estimate` (the
 #' exact LOO criterion), `std.error`, `conf.low` and `conf.high` (one standard
 #' error either side). `glance()` gives one row: `lambda_min`, `lambda_1se`,
-#' `nobs`, `criterion` and its value at `lambda_min`. `augment()` adds
+#' `nobs` (as [nobs()]: observations of positive weight), `criterion` and its value at `lambda_min`. `augment()` adds
 #' `.fitted`, `.loo` and `.resid` at one \eqn{\lambda} to the data (the model
 #' frame for a formula fit), with `.class` and `.loo_class` for
 #' classification; several response columns get one column each, suffixed by
@@ -40,7 +40,7 @@ tidy.rlsc <- function(x, ...) {
 #' @exportS3Method generics::glance
 glance.rlsc <- function(x, ...) {
   check_no_dots(...)
-  data.frame(lambda_min = x$lambda_min, lambda_1se = x$lambda_1se, nobs = x$nobs,
+  data.frame(lambda_min = x$lambda_min, lambda_1se = x$lambda_1se, nobs = nobs(x),
              criterion = x$criterion, estimate = x$cvm[x$index_min])
 }
 
