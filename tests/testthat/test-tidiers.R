@@ -9,7 +9,7 @@ test_that("tidy(), glance() and augment() return the path, the choice and the da
   expect_identical(gl$lambda_min, fit$lambda_min)
   expect_identical(gl$nobs, 32L)
   w <- rep(c(1, 0), 16)
-  expect_identical(generics::glance(rlsc(mpg ~ wt + hp, data = mtcars, weights = w))$nobs, 16L)
+  expect_identical(generics::glance(rlsc_short(as.matrix(mtcars[, c("wt", "hp")]), mtcars$mpg, weights = w))$nobs, 16L)
   au <- generics::augment(fit)
   expect_identical(names(au), c(names(mtcars)[c(1, 2:11)], ".fitted", ".loo", ".resid"))
   expect_equal(au$.loo, unname(loo_predict(fit)))
