@@ -14,7 +14,7 @@ SYS_DEPS := pandoc qpdf
 CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
              _R_CHECK_SYSTEM_CLOCK_=false
 
-.PHONY: deps install demo test check valgrind bench bench-kernel docs clean
+.PHONY: deps install demo test unit check valgrind bench bench-kernel docs clean
 
 deps:
 	@if ! command -v pandoc >/dev/null || ! command -v qpdf >/dev/null || \
@@ -37,6 +37,11 @@ demo: install
 
 $(TARBALL): deps
 	$(R) CMD build .
+
+# The testthat suite alone against the working tree (compiled by pkgload), in
+# seconds: the inner loop.  `make test` stays the full check that CI runs.
+unit: deps
+	NOT_CRAN=true $(RSCRIPT) -e 'testthat::test_local(".", reporter = testthat::ProgressReporter$$new(show_praise = FALSE), stop_on_failure = TRUE)'
 
 # R CMD check --as-cran must end with "Status: OK": no ERROR, WARNING or NOTE.
 check test: $(TARBALL)

@@ -1,25 +1,4 @@
-# Argument checks shared by rlsc() and its methods.  Messages follow one style:
-# lower case, the argument in backquotes, what was expected and what was got.
-
-stop_arg <- function(...) stop(paste0(...), call. = FALSE)
-
-describe <- function(x) {
-  if (is.null(x)) return("NULL")
-  if (is.matrix(x)) return(paste(typeof(x), "matrix"))
-  if (is.factor(x)) return("a factor")
-  cls <- class(x)[1]
-  if (cls %in% c("numeric", "integer", "character", "logical", "complex")) {
-    return(paste(typeof(x), "vector"))
-  }
-  paste("an object of class", sQuote(cls, FALSE))
-}
-
-all_finite <- function(x) {
-  # one pass in C for doubles; range() is NA when any element is NA and
-  # infinite when any is infinite, and allocates nothing of the size of x
-  if (is.double(x)) return(is.finite(.Call(C_rlsc_abs_max, x)))
-  !length(x) || all(is.finite(suppressWarnings(range(x))))
-}
+# Argument checks shared by rlsc() and its methods (messages: see stop_arg()).
 
 as_design_matrix <- function(x, arg = "x") {
   if (is.data.frame(x)) {
@@ -86,4 +65,25 @@ check_count <- function(x, arg, min = 1L) {
     stop_arg("`", arg, "` must be a whole number of at least ", min, ", not ", format(x))
   }
   as.integer(x)
+}
+
+# Dense or sparse design, checked; dense goes through as_design_matrix().
+as_design <- function(x, arg = "x") {
+  if (!is_sparse(x)) return(as_design_matrix(x, arg))
+  x <- methods::as(methods::as(methods::as(x, "dMatrix"), "generalMatrix"), "CsparseMatrix")
+  if (!all_finite(x@x)) stop_arg("`", arg, "` must not contain NA, NaN or Inf values")
+  x
+}
+
+check_criterion <- function(criterion, type) {
+  if (is.null(criterion)) return(if (type == "classification") "misclass" else "mse")
+  if (!is.character(criterion) || length(criterion) != 1L ||
+      !criterion %in% c("mse", "misclass")) {
+    stop_arg("`criterion` must be \"mse\" or \"misclass\", not ",
+             paste(format(criterion), collapse = " "))
+  }
+  if (criterion == "misclass" && type != "classification") {
+    stop_arg("`criterion` = \"misclass\" needs a factor response; `y` is numeric")
+  }
+  criterion
 }

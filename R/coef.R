@@ -1,10 +1,15 @@
 #' Coefficients of an rlsc fit
 #'
-#' The intercept and slopes at one \eqn{\lambda} of the fitted grid, computed
-#' from the stored factorization.
+#' The intercept and slopes at any \eqn{\lambda \ge 0}, computed exactly from
+#' the stored factorization (a value within `1e-10` of a grid value gives the
+#' grid's result). A kernel fit has one dual coefficient \eqn{c_i} per
+#' training row (zero for rows of zero weight) and the intercept \eqn{b} of
+#' \eqn{f(x) = b + \sum_i c_i k(x, x_i)}; it serves the values of its grid,
+#' and any \eqn{\lambda} when fitted with `keep_eigen = TRUE`.
 #'
 #' @param object an [rlsc()] fit.
-#' @param lambda a value of `object$lambda`, or `"lambda_min"` / `"lambda_1se"`.
+#' @param lambda a number \eqn{\ge 0}, or `"lambda_min"` / `"lambda_1se"`
+#'   (also glmnet's spellings `"lambda.min"` / `"lambda.1se"`).
 #' @param ... not used.
 #' @return A named vector for one response column; otherwise a matrix with a
 #'   row per coefficient and a column per response column (class).
@@ -13,15 +18,29 @@
 #' fit <- rlsc(as.matrix(mtcars[, -1]), mtcars$mpg)
 #' coef(fit)
 #' coef(fit, lambda = "lambda_1se")
+#' coef(fit, lambda = 5)     # any lambda, exactly
 coef.rlsc <- function(object, lambda = object$lambda_min, ...) {
   check_no_dots(...)
-  l <- object$lambda[lambda_index(object, lambda)]
-  eng <- object$engine
-  beta <- engine_beta(eng, l)
-  intercept <- if (object$intercept) eng$ybar - drop(crossprod(beta, eng$xbar)) else 0
+  validate_rlsc(object)
+  cf <- engine_coef(object$engine, lambda_value(object, lambda))
+  beta <- cf$coef
   if (!is.null(object$scale)) beta <- beta / object$scale   # back to the original units
-  out <- rbind(intercept, beta)
-  dimnames(out) <- list(c("(Intercept)", object$xnames), response_names(object))
+  coef_matrix(object, cf$intercept, beta, object$xnames)
+}
+
+#' @rdname coef.rlsc
+#' @export
+coef.rlsc_kernel_fit <- function(object, lambda = object$lambda_min, ...) {
+  check_no_dots(...)
+  validate_rlsc(object)
+  cf <- engine_coef(object$engine, lambda_value(object, lambda))
+  coef_matrix(object, cf$intercept, cf$coef,
+              object$rownames %||% paste0("c", seq_len(object$nobs)))
+}
+
+coef_matrix <- function(object, intercept, coefs, names) {
+  out <- rbind(intercept, coefs)
+  dimnames(out) <- list(c("(Intercept)", names), response_names(object))
   if (ncol(out) == 1L) stats::setNames(out[, 1L], rownames(out)) else out
 }
 

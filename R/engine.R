@@ -1,43 +1,208 @@
-# The factorization behind every fit.  Both forms reduce the problem to the
-# same three things, which is all the LOO path (src/path.c) needs:
-#   values  the r positive eigenvalues Lambda_k of the centered weighted Gram,
-#   B       the n x r coordinates of the centered rows in its eigenbasis
-#           (so that h_ii = w_i/sum(w) + w_i sum_k B_ik^2 / (Lambda_k + lambda)),
-#   g       B' (w o (y - ybar)), r x T.
-# Primal: eigendecompose A'A (d x d) and project the rows, B = (X - 1 xbar') V.
-# Dual:   eigendecompose A A' = U Lambda U' (n x n); then B_ik = U_ik sqrt(Lambda_k) / s_i.
+# The engine: the one factorization behind a fit, and what the methods of a
+# fit ask of it (DESIGN.md, section 6).  Every engine has these fields,
+# whatever its form:
+#   form       "primal" (eigendecomposition of the d x d centered weighted Gram)
+#              or "dual" (of the n x n weighted double-centered kernel)
+#   values     the r eigenvalues kept, decreasing and positive
+#   dropped    the largest eigenvalue dropped above the noise floor (0 if none)
+#   basis      n x r, the rows in the eigenbasis: B for rows of the direct form,
+#              U for rows of the complement form (src/path.c)
+#   direct     n logicals: the rows evaluated in the direct form (every primal
+#              row; dual rows of zero or negligible weight, projected like new
+#              data); the other rows use the complement form
+#   q, r0      1 - h_i and y_i - f_i (n x T; times sqrt(w_i) for complement
+#              rows) at the end of the filter the row starts from: lambda = Inf
+#              for direct rows, lambda = 0 for complement rows
+#   g          r x T, B'(w o (y - ybar)) in the direct basis B
+#   ybar, w, intercept
+#   center     column means subtracted before projecting (primal) or before the
+#              linear and RBF kernels (dual); NULL when nothing is subtracted
+#   v          d x r eigenvectors (primal; NULL in the dual)
+#   kernel     the kernel with its parameters (dual; NULL in the primal)
+#   x          the training rows of positive weight the kernel needs for new
+#              rows (dual, unless the kernel is precomputed; else NULL)
+#   kbar       weighted mean kernel row of those rows (dual; else NULL)
+#   rows       the indices of the rows of positive weight (dual; else NULL)
+# Methods: engine_path() (the LOO path over a grid of lambda), engine_coef()
+# (coefficients at one lambda) and engine_decision() (decision values of new
+# rows at one lambda).  The kernel fits' snapshot (class "rlsc_snapshot",
+# snapshot.R) answers the same methods at the lambdas of its grid.
 
-engine_fit <- function(x, y, w, intercept, mode) {
-  if (is_sparse(x)) {
-    if (mode == "primal") engine_primal_sparse(x, y, w, intercept) else engine_dual_sparse(x, y, w, intercept)
-  } else {
-    if (mode == "primal") engine_primal(x, y, w, intercept) else engine_dual(x, y, w, intercept)
+engine_fields <- c("form", "values", "dropped", "basis", "direct", "q", "r0", "g", "ybar",
+                   "w", "intercept", "center", "v", "kernel", "x", "kbar", "rows")
+
+new_engine <- function(form, values, dropped, basis, direct, q, r0, g, ybar, w, intercept,
+                       center = NULL, v = NULL, kernel = NULL, x = NULL, kbar = NULL,
+                       rows = NULL) {
+  eng <- list(form = form, values = values, dropped = dropped, basis = basis, direct = direct,
+              q = q, r0 = r0, g = g, ybar = ybar, w = w, intercept = intercept,
+              center = center, v = v, kernel = kernel, x = x, kbar = kbar, rows = rows)
+  validate_engine(structure(eng, class = c(paste0("rlsc_", form), "rlsc_engine")))
+}
+
+# Cheap checks of types and dimensions (never of values): a malformed engine
+# is an R error here, never a crash in C.
+validate_engine <- function(eng) {
+  bad <- function(...) stop_arg("malformed rlsc engine: ", ...)
+  if (!is.list(eng) || !identical(names(eng), engine_fields)) {
+    bad("its fields must be ", paste(engine_fields, collapse = ", "))
   }
+  if (!(is.character(eng$form) && length(eng$form) == 1L && eng$form %in% c("primal", "dual"))) {
+    bad("`form` must be \"primal\" or \"dual\"")
+  }
+  is_num <- function(v, len = NULL) is.double(v) && is.null(dim(v)) && (is.null(len) || length(v) == len)
+  is_mat <- function(m, nr, nc) {
+    is.double(m) && is.matrix(m) && (is.na(nr) || nrow(m) == nr) && (is.na(nc) || ncol(m) == nc)
+  }
+  r <- length(eng$values)
+  n <- length(eng$w)
+  nt <- length(eng$ybar)
+  if (!is_num(eng$values) || !is_num(eng$dropped, 1L) || !is_num(eng$w) || !is_num(eng$ybar) ||
+      !nt) {
+    bad("`values`, `dropped`, `w` and `ybar` must be double vectors")
+  }
+  if (!is_mat(eng$basis, n, r) || !is_mat(eng$g, r, nt) || !is_mat(eng$r0, n, nt) ||
+      !is_num(eng$q, n) || !(is.logical(eng$direct) && length(eng$direct) == n)) {
+    bad("`basis` must be n x r, `g` r x T, `r0` n x T, `q` and `direct` of length n ",
+        "(n = ", n, ", r = ", r, ", T = ", nt, ")")
+  }
+  if (!(is.logical(eng$intercept) && length(eng$intercept) == 1L && !is.na(eng$intercept))) {
+    bad("`intercept` must be TRUE or FALSE")
+  }
+  if (!is.null(eng$center) && !is_num(eng$center)) bad("`center` must be a double vector")
+  if (eng$form == "primal") {
+    if (!is_mat(eng$v, NA, r) || !is_num(eng$center, nrow(eng$v)) || !all(eng$direct)) {
+      bad("a primal engine needs `v` (d x r), `center` (d) and every row direct")
+    }
+  } else {
+    if (!inherits(eng$kernel, "rlsc_kernel") || !is.integer(eng$rows) ||
+        !is_num(eng$kbar, length(eng$rows)) || any(eng$rows < 1L | eng$rows > n)) {
+      bad("a dual engine needs `kernel`, `rows` (indices of the rows of positive weight) ",
+          "and `kbar` (one per row)")
+    }
+  }
+  eng
 }
 
-# Eigen-directions kept: those above the numerical rank threshold.  Dropping the
-# rest is the pseudo-inverse at lambda = 0 and changes little for lambda > 0
-# (warn_unreliable() says when it may matter).  The threshold is relative to the
-# largest eigenvalue and, so that columns that are constant up to the rounding
-# of their weighted mean do not become a direction of pure rounding noise, at
-# least the noise floor of the centered values, sum(w) (max(n, d) eps max|x|)^2.
-# Returns the kept indices (a prefix: the values are decreasing) and the largest
-# eigenvalue dropped above that noise floor; a spectrum that underflowed is an
-# error (check_underflow()).
-positive_spectrum <- function(values, x, w, intercept) {
-  check_underflow(values, x, w, intercept)
-  n <- nrow(x)
-  d <- ncol(x)
-  eps <- .Machine$double.eps
-  xmax <- max_abs(x)
-  noise <- sum(w) * (max(n, d) * eps * xmax)^2
-  keep <- values > max(max(values, 0) * max(n, d) * eps, noise)
-  list(keep = keep, dropped = max(values[!keep & values > noise], 0))
+engine_path <- function(eng, y, lambda, classify = FALSE, keep = FALSE) UseMethod("engine_path")
+engine_coef <- function(eng, lambda) UseMethod("engine_coef")
+engine_decision <- function(eng, newx, lambda) UseMethod("engine_decision")
+
+# The exact LOO path of an engine over `lambda`: the per-lambda criteria as
+# weighted means with their sums of squared deviations (merge_stats()), the
+# number of undefined LOO values and df; with keep = TRUE also 1 - h (n x L)
+# and the fitted and LOO values (n x T x L).  The rows of each form go through
+# src/path.c in one call.
+engine_path.rlsc_engine <- function(eng, y, lambda, classify = FALSE, keep = FALSE) {
+  out <- NULL
+  for (direct in c(TRUE, FALSE)) {
+    rows <- which(eng$direct == direct)
+    if (!length(rows)) next
+    g <- if (direct) eng$g else eng$g / sqrt(eng$values)
+    part <- .Call(C_rlsc_loo_path, eng$basis, eng$values, g, eng$q, eng$r0, y, eng$w, eng$w,
+                  rows, lambda, !direct, classify, keep)
+    out <- merge_path(out, part, rows, nrow(eng$basis))
+  }
+  out$df <- effective_df(eng$values, lambda)
+  out
 }
 
-max_abs <- function(x) {
-  .Call(C_rlsc_abs_max, if (is_sparse(x)) x@x else x)
+effective_df <- function(values, lambda) {
+  vapply(lambda, function(l) sum(values / (values + l)), 1)
 }
+
+# Merge a part of the path (rows `rows` of n) into the path so far: the
+# criteria by merge_stats(), the kept outputs by row.
+merge_path <- function(acc, part, rows, n) {
+  if (!is.null(part$loo)) {
+    for (nm in c("omh", "fitted", "loo")) {
+      full <- acc[[nm]]
+      if (is.null(full)) {
+        dims <- dim(part[[nm]])
+        dims[1L] <- n
+        full <- array(NA_real_, dims)
+      }
+      if (length(dim(full)) == 2L) full[rows, ] <- part[[nm]] else full[rows, , ] <- part[[nm]]
+      part[[nm]] <- full
+    }
+  }
+  if (is.null(acc)) return(part)
+  part[c("w", "mean", "m2")] <- merge_stats(acc, part)
+  part$n_na <- acc$n_na + part$n_na
+  part
+}
+
+# Pairwise merge of weighted means and sums of squared deviations (Chan, Golub
+# and LeVeque): associative, so groups and chunks of rows merge in any order.
+merge_stats <- function(a, b) {
+  w <- a$w + b$w
+  delta <- b$mean - a$mean
+  share <- ifelse(w > 0, b$w / w, 0)
+  merged <- list(w = w, mean = a$mean + delta * share, m2 = a$m2 + b$m2 + delta^2 * a$w * share)
+  # an empty side contributes nothing (and no Inf * 0 when delta^2 overflows)
+  for (k in names(merged)) {
+    merged[[k]] <- ifelse(a$w > 0, ifelse(b$w > 0, merged[[k]], a[[k]]), b[[k]])
+  }
+  merged
+}
+
+# The criteria of a path as a table, one row per lambda: each criterion's mean
+# and standard error over the npos observations of positive weight (NA where
+# a LOO value is undefined).
+path_table <- function(path, lambda, npos, classify) {
+  crit <- function(k) {
+    ok <- path$n_na == 0
+    m <- ifelse(ok, path$mean[, k], NA_real_)
+    se <- ifelse(ok, sqrt(path$m2[, k] / path$w[, k] / (npos - 1)), NA_real_)
+    list(m, se)
+  }
+  mse <- crit(1L)
+  mis <- if (classify) crit(3L) else list(NA_real_, NA_real_)
+  data.frame(lambda = lambda, df = path$df, mse = mse[[1L]], mse_se = mse[[2L]],
+             misclass = mis[[1L]], misclass_se = mis[[2L]], n_na = path$n_na)
+}
+
+# The LOO table of an engine over `lambda`, with the checks every fit makes.
+loo_table <- function(eng, resp, lambda) {
+  classify <- resp$type == "classification"
+  path <- engine_path(eng, resp$y, lambda, classify)
+  tab <- path_table(path, lambda, sum(eng$w > 0), classify)
+  defined <- tab$n_na == 0
+  if (!all(is.finite(tab$mse[defined]))) {
+    stop_arg("the leave-one-out errors overflow: `y` (or `x`) is too large in magnitude; ",
+             "rescale it")
+  }
+  tab
+}
+
+# Fitted values, LOO values and 1 - h at one lambda, n x T (n for omh).
+path_outputs <- function(eng, y, lambda) {
+  path <- engine_path(eng, y, lambda, keep = TRUE)
+  n <- nrow(y)
+  list(fitted = matrix(path$fitted, n), loo = matrix(path$loo, n), omh = path$omh[, 1L],
+       n_na = path$n_na)
+}
+
+# The eigen-directions an engine keeps, one rule for every form: above the
+# numerical rank threshold, relative to the largest eigenvalue (m, the order
+# of the matrix, times eps), and above `floor` (one value, or one per
+# direction), the eigenvalue that rounding noise of the entries alone can give.
+# Dropping the others is the pseudo-inverse at lambda = 0 and changes little
+# for lambda > 0 (warn_unreliable() says when it may matter).  Returns the kept
+# directions and the largest eigenvalue dropped above its floor.
+kept_directions <- function(values, m, floor = 0) {
+  keep <- values > pmax(max(values, 0) * m * .Machine$double.eps, floor)
+  list(keep = keep, dropped = max(values[!keep & values > floor], 0))
+}
+
+# The noise floor of the linear dual: columns constant up to the rounding of
+# their weighted mean would otherwise become directions of pure rounding
+# noise, so sum(w) (m eps max|x|)^2 is no signal.
+linear_floor <- function(x, w, m) {
+  sum(w) * (m * .Machine$double.eps * max_abs(x))^2
+}
+
+max_abs <- function(x) .Call(C_rlsc_abs_max, if (is_sparse(x)) x@x else x)
 
 # Centered cross-products below about xmin / eps have lost digits to underflow
 # (or vanished): reject such `x` as check_overflow() rejects huge `x`, instead
@@ -57,69 +222,11 @@ check_underflow <- function(values, x, w, intercept) {
   }
 }
 
-engine_primal <- function(x, y, w, intercept) {
-  mom <- .Call(C_rlsc_moments, x, y, w, intercept, TRUE)
-  check_overflow(mom$sxx, "x")
-  eig <- .Call(C_rlsc_eigen, mom$sxx)
-  kept <- positive_spectrum(eig$values, x, w, intercept)
-  keep <- kept$keep
-  v <- eig$vectors[, keep, drop = FALSE]
-  list(mode = "primal", values = eig$values[keep], dropped = kept$dropped,
-       b = .Call(C_rlsc_project, x, mom$xbar, v), g = crossprod(v, mom$sxy),
-       v = v, xbar = mom$xbar, ybar = mom$ybar)
-}
-
-engine_dual <- function(x, y, w, intercept) {
-  mom <- .Call(C_rlsc_moments, x, y, w, intercept, FALSE)
-  gram <- .Call(C_rlsc_dual_gram, x, w, mom$xbar)
-  check_overflow(gram, "x")
-  dual_from_gram(gram, x, y, w, intercept, mom)
-}
-
-# The dual engine from the weighted centered Gram A A' of the rows of positive
-# weight (and the means `mom$xbar`, `mom$ybar`).
-dual_from_gram <- function(gram, x, y, w, intercept, mom) {
-  eig <- .Call(C_rlsc_eigen, gram)
-  kept <- positive_spectrum(eig$values, x, w, intercept)
-  keep <- kept$keep
-  values <- eig$values[keep]
-  u <- eig$vectors[, keep, drop = FALSE]
-  pos <- w > 0
-  s <- sqrt(w[pos])
-  b <- matrix(0, nrow(x), length(values))
-  b[pos, ] <- u * outer(1 / s, sqrt(values))
-  if (any(!pos) && length(values)) {
-    # rows of zero weight are not in A: project them like new data
-    cross <- centered_cross(x[!pos, , drop = FALSE], x[pos, , drop = FALSE], mom$xbar, s)
-    b[!pos, ] <- cross %*% sweep(u, 2L, sqrt(values), "/")
-  }
-  ytil <- sweep(y[pos, , drop = FALSE], 2L, mom$ybar) * s
-  list(mode = "dual", values = values, dropped = kept$dropped,
-       b = b, g = crossprod(u, ytil) * sqrt(values),
-       x = x, w = w, xbar = mom$xbar, ybar = mom$ybar)
-}
-
 check_overflow <- function(gram, arg) {
   if (!all_finite(gram)) {
     stop_arg("`", arg, "` is too large in magnitude: its cross-products overflow; ",
              "rescale it")
   }
-}
-
-# Spectral filter of the ridge solution at one lambda: 1 / (Lambda + lambda),
-# with directions where that is undefined dropped (pseudo-inverse).
-spectral_filter <- function(values, lambda) {
-  den <- values + lambda
-  ifelse(den > 0, 1 / den, 0)
-}
-
-# beta(lambda), d x T.
-engine_beta <- function(eng, lambda) {
-  filt <- spectral_filter(eng$values, lambda)
-  if (eng$mode == "primal") return(eng$v %*% (eng$g * filt))
-  # dual: beta = X~' diag(w) B diag(1 / (Lambda (Lambda + lambda))) g
-  coefs <- eng$w * (eng$b %*% (eng$g * (filt / eng$values)))
-  mat_crossprod(eng$x, coefs) - outer(eng$xbar, colSums(coefs))
 }
 
 # The eigenvalues carry absolute errors of about eps * Lambda_1, so the LOO
@@ -132,7 +239,7 @@ warn_unreliable <- function(eng, lambda) {
   values <- eng$values
   if (!length(values)) return(invisible())
   cond <- max(values) / (min(values) + lambda)
-  bad <- cond > 1e9 | (lambda > 0 & (eng$dropped %||% 0) > 1e-6 * lambda)
+  bad <- cond > 1e9 | (lambda > 0 & eng$dropped > 1e-6 * lambda)
   if (!any(bad)) return(invisible())
   warning(sprintf(paste0(
     "leave-one-out values may be inaccurate (relative error above 1e-6) at %d value(s) ",
@@ -140,4 +247,29 @@ warn_unreliable <- function(eng, lambda) {
     "eigenvalues dropped as numerically zero; use larger values of `lambda`"),
     sum(bad), format(max(lambda[bad]), digits = 3), format(max(values), digits = 3)),
     call. = FALSE)
+}
+
+warn_undefined <- function(n_na) {
+  if (!any(n_na > 0)) return(invisible())
+  warning(sprintf(paste0(
+    "leave-one-out values are undefined (NA) for up to %d point(s) at %d value(s) of ",
+    "`lambda`: their leverage is 1, the fit interpolates them; the criterion is NA there"),
+    max(n_na), sum(n_na > 0)), call. = FALSE)
+}
+
+# Spectral filter of the ridge solution: 1 / (Lambda + lambda), with
+# directions where that is undefined dropped (the pseudo-inverse).
+spectral_filter <- function(values, lambda) {
+  den <- values + lambda
+  ifelse(den > 0, 1 / den, 0)
+}
+
+# Decision values of a linear model from engine_coef(): intercept + x beta,
+# evaluated as base + (x - center) beta for dense x, which keeps the digits a
+# large common offset of the columns would cancel.
+linear_decision <- function(x, cf) {
+  if (is.null(cf$center) || is_sparse(x)) {
+    return(as.matrix(x %*% cf$coef) + rep(cf$intercept, each = nrow(x)))
+  }
+  (x - rep(cf$center, each = nrow(x))) %*% cf$coef + rep(cf$base, each = nrow(x))
 }

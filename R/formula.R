@@ -90,8 +90,17 @@ new_design <- function(object, newdata) {
   design_matrix(terms, mf, object$contrasts)
 }
 
-#' @rdname fitted.rlsc
+#' The model frame of an rlsc fit
+#'
+#' The data a formula fit was made from, after `subset` and `na.action`, with
+#' its `terms`, as [model.frame()] gives it for [lm()].
+#'
+#' @param formula an [rlsc()] fit made with a formula.
+#' @param ... not used.
+#' @return A data frame.
 #' @export
+#' @examples
+#' head(model.frame(rlsc(mpg ~ wt + hp, data = mtcars)))
 model.frame.rlsc <- function(formula, ...) {
   if (is.null(formula$model)) {
     stop_arg("this fit was made from a matrix, not a formula: it has no model frame")

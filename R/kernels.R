@@ -159,13 +159,10 @@ kernel_matrix <- function(kernel, x, z = NULL) {
     z <- as_design_matrix(z, "z")
     if (ncol(z) != ncol(x)) stop_arg("`z` must have ", ncol(x), " columns (as `x`), not ", ncol(z))
   }
-  kernel_cross(kernel, x, z)
-}
-
-# k(x, z) (z = NULL: k(x, x), symmetric) of a kernel with single parameters.
-kernel_cross <- function(kernel, x, z = NULL) {
   if (kernel$name == "custom") return(custom_kernel(kernel, x, z))
-  .Call(C_rlsc_kernel_matrix, x, z, kernel$name, kernel_params(kernel))
+  # distances computed about the mean of x: no cancellation far from the origin
+  center <- if (kernel$name == "rbf") colMeans(x)
+  .Call(C_rlsc_kernel_matrix, x, z, kernel$name, kernel_params(kernel), center)
 }
 
 kernel_params <- function(kernel) as.double(unlist(kernel$params, use.names = FALSE))

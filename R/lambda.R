@@ -1,5 +1,5 @@
-# The lambda grid, the choice of lambda_min and lambda_1se, and the matching of
-# a user's `lambda` argument against the fitted grid.
+# The lambda grid, the choice of lambda_min and lambda_1se, and the reading of
+# a method's `lambda` argument.
 
 # Log-spaced and decreasing, from where the effective degrees of freedom
 # df(lambda) = sum(Lambda / (Lambda + lambda)) are about 0.1 down to where they
@@ -34,25 +34,24 @@ warn_boundary <- function(index, nlambda) {
           call. = FALSE)
 }
 
-# The grid index of a `lambda` argument: a grid value, "lambda_min" or "lambda_1se".
-lambda_index <- function(object, lambda) {
-  if (is.character(lambda) && length(lambda) == 1L &&
-      lambda %in% c("lambda_min", "lambda_1se")) {
-    return(object[[sub("lambda", "index", lambda)]])
+# The value of a method's `lambda` argument: "lambda_min" or "lambda_1se" (also
+# glmnet's spellings "lambda.min" and "lambda.1se"), or any lambda >= 0.  A value
+# within 1e-10 (relative) of a grid value is that grid value, so that values
+# printed with fewer digits select the grid's results exactly when they match.
+lambda_value <- function(object, lambda) {
+  if (is.character(lambda) && length(lambda) == 1L && !is.na(lambda)) {
+    key <- sub(".", "_", lambda, fixed = TRUE)
+    if (key %in% c("lambda_min", "lambda_1se")) return(object[[key]])
   }
-  if (!is.numeric(lambda) || length(lambda) != 1L || !is.finite(lambda)) {
+  if (!is.numeric(lambda) || length(lambda) != 1L || !is.finite(lambda) || lambda < 0) {
     got <- if (length(lambda) == 1L && is.atomic(lambda) && !is.complex(lambda)) {
       format(lambda)
     } else {
       paste(describe(lambda), "of length", length(lambda))
     }
-    stop_arg("`lambda` must be a single value of the fitted grid, \"lambda_min\" or ",
-             "\"lambda_1se\", not ", got)
+    stop_arg("`lambda` must be a single number >= 0, \"lambda_min\" or \"lambda_1se\", not ", got)
   }
-  hit <- which(abs(object$lambda - lambda) <= 1e-10 * abs(lambda))
-  if (!length(hit)) {
-    stop_arg("`lambda` = ", format(lambda), " is not on the fitted grid; use a value of ",
-             "`fit$lambda`, \"lambda_min\" or \"lambda_1se\", or refit with that `lambda`")
-  }
-  hit[1L]
+  grid <- object$lambda
+  hit <- which(abs(grid - lambda) <= 1e-10 * lambda)
+  if (length(hit)) grid[hit[1L]] else as.double(lambda)
 }

@@ -7,9 +7,9 @@
 #' (two classes) or the column of their maximum.
 #'
 #' Points with zero weight are not part of the fit: their "LOO" value is the
-#' fitted value. Points the fit interpolates (leverage within `1e-8` of 1) get
-#' `NA`, with a warning. Under `na.action = na.exclude` the output is padded
-#' with `NA` for omitted rows.
+#' fitted value. Points the fit interpolates (leverage within rounding of 1)
+#' get `NA`, with a warning. Under `na.action = na.exclude` the output is
+#' padded with `NA` for omitted rows.
 #'
 #' The values come from an eigendecomposition of the Gram matrix, whose
 #' eigenvalues are known to about `eps` times the largest one, \eqn{\Lambda_1}.
@@ -18,7 +18,8 @@
 #' relative, and a warning says so; use a larger `lambda`.
 #'
 #' @param fit an [rlsc()] fit.
-#' @param lambda a value of `fit$lambda`, or `"lambda_min"` / `"lambda_1se"`.
+#' @param lambda a number \eqn{\ge 0} (a value of the grid for kernel fits
+#'   without `keep_eigen`), or `"lambda_min"` / `"lambda_1se"`.
 #' @param ... not used.
 #' @return A vector for one response column, else an \eqn{n \times T} matrix
 #'   with columns named by response column or class.
@@ -34,7 +35,7 @@ loo_predict <- function(fit, lambda = fit$lambda_min, ...) UseMethod("loo_predic
 #' @export
 loo_predict.rlsc <- function(fit, lambda = fit$lambda_min, ...) {
   check_no_dots(...)
-  out <- path_outputs(fit, lambda)
+  out <- fit_outputs(fit, lambda)
   warn_undefined(out$n_na)
   warn_unreliable(fit$engine, out$lambda)
   pad(fit, out$loo)

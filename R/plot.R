@@ -22,6 +22,7 @@
 #' plot(fit, type = "coef")
 plot.rlsc <- function(x, type = c("criterion", "coef"), response = 1L,
                       xlab = expression(log[10](lambda)), ylab = NULL, main = NULL, ...) {
+  validate_rlsc(x)
   type <- match.arg(type)
   if (type == "coef") return(plot_coef(x, response, xlab, ylab, main, ...))
   ok <- !is.na(x$cvm) & x$lambda > 0
@@ -59,10 +60,6 @@ df_axis <- function(ll, df, main = NULL) {
 }
 
 plot_coef <- function(x, response, xlab, ylab, main = NULL, ...) {
-  if (inherits(x, "rlsc_kernel_fit")) {
-    stop_arg("`type` = \"coef\" needs a linear fit: a kernel fit has one dual coefficient ",
-             "per training row, kept at `lambda_min` and `lambda_1se` (see coef())")
-  }
   if (!x$nvars) stop_arg("nothing to plot: the fit has no coefficients besides the intercept")
   beta <- coef_path(x)
   if (!(response %in% seq_len(dim(beta)[3L]) || response %in% dimnames(beta)[[3L]])) {
@@ -85,13 +82,53 @@ plot_coef <- function(x, response, xlab, ylab, main = NULL, ...) {
 
 # Slopes for every lambda of the grid: a d x L x T array.
 coef_path <- function(object) {
-  cf <- vapply(seq_along(object$lambda), function(i) {
-    as.matrix(engine_beta(object$engine, object$lambda[i])) / (object$scale %||% 1)
+  cf <- vapply(object$lambda, function(l) {
+    as.matrix(coef(object, lambda = l))[-1L, , drop = FALSE]
   }, matrix(0, object$nvars, ncol(object$y)))
   cf <- array(cf, c(object$nvars, ncol(object$y), length(object$lambda)))
   cf <- aperm(cf, c(1L, 3L, 2L))
   dimnames(cf) <- list(object$xnames, NULL, response_names(object))
   cf
+}
+
+#' @rdname plot.rlsc
+#' @export
+plot.rlsc_kernel_fit <- function(x, type = c("criterion", "coef"), response = 1L,
+                                 xlab = expression(log[10](lambda)), ylab = NULL, main = NULL,
+                                 ...) {
+  validate_rlsc(x)
+  type <- match.arg(type)
+  if (type == "coef") {
+    stop_arg("`type` = \"coef\" needs a linear fit: a kernel fit has one dual coefficient ",
+             "per training row (see coef())")
+  }
+  grid <- x$kernel_grid
+  if (is.null(grid) || nrow(grid) == 1L) return(NextMethod())
+  tab <- x$kernel_path
+  ok <- !is.na(tab[[x$criterion]]) & tab$lambda > 0
+  setting <- rep(seq_len(nrow(grid)), each = length(x$lambda))
+  cols <- grDevices::hcl.colors(nrow(grid), "Dark 3")
+  # up to the criterion at the largest lambda (near the intercept-only model):
+  # curves that blow up at small lambda are cut off instead of flattening the rest
+  crit <- tab[[x$criterion]]
+  top <- max(crit[ok & !duplicated(setting)], x$cvm[x$index_1se], na.rm = TRUE)
+  graphics::plot(log10(tab$lambda[ok]), crit[ok], type = "n", xlab = xlab,
+                 ylab = ylab %||% criterion_label(x$criterion), ylim = c(min(crit[ok]), top),
+                 main = main, ...)
+  chosen <- x$index_kernel
+  for (i in seq_len(nrow(grid))) {
+    rows <- which(ok & setting == i)
+    graphics::lines(log10(tab$lambda[rows]), crit[rows], col = cols[i],
+                    lwd = if (i %in% chosen) 3 else 1)
+  }
+  graphics::abline(v = log10(c(x$lambda_min, x$lambda_1se)), lty = 2,
+                   col = c("firebrick", "steelblue"))
+  labels <- vapply(seq_len(nrow(grid)), function(i) {
+    format_params(as.list(grid[i, , drop = FALSE]))
+  }, "")
+  graphics::legend("topleft", labels, col = cols, lwd = ifelse(seq_along(labels) %in% chosen, 3, 1),
+                   bty = "n", cex = 0.8)
+  invisible(x)
 }
 
 #' A ggplot2 version of the lambda-selection plot

@@ -9,7 +9,8 @@
 #'   columns' (other columns are ignored) and by position otherwise (for a kernel fit with `kernel = "precomputed"`: the \eqn{m \times n}
 #'   cross-kernel between the new rows and the training rows). When missing,
 #'   the in-sample fitted values are returned.
-#' @param lambda a value of `object$lambda`, or `"lambda_min"` / `"lambda_1se"`.
+#' @param lambda a number \eqn{\ge 0} (a value of the grid for kernel fits
+#'   without `keep_eigen`), or `"lambda_min"` / `"lambda_1se"`.
 #' @param type `"response"` for fitted values (decision values for
 #'   classification, one column per class, or one column for two classes) or
 #'   `"class"` for class labels (a factor with the levels of the response).
@@ -24,6 +25,7 @@
 predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
                          type = c("response", "class"), ...) {
   check_no_dots(...)
+  validate_rlsc(object)
   type <- match.arg(type)
   if (type == "class" && object$type != "classification") {
     stop_arg("`type` = \"class\" needs a classification fit; this one is regression")
@@ -63,14 +65,23 @@ match_columns <- function(object, newdata) {
   newdata[, object$xnames, drop = FALSE]
 }
 
+# Decision values (m x T) of the rows of a design, through the engine: new
+# columns scaled as the training ones were, or, for a precomputed kernel, the
+# m x n cross-kernel with the training rows.
 predict_design <- function(object, x, lambda) {
-  if (inherits(object, "rlsc_kernel_fit")) return(kernel_predict(object, x, lambda))
-  if (ncol(x) != object$nvars) {
+  if (identical(object$kernel$name, "precomputed")) {
+    if (ncol(x) != object$nobs) {
+      stop_arg("`newdata` must be the m x ", object$nobs, " cross-kernel between the new rows ",
+               "and the ", object$nobs, " training rows for `kernel` = \"precomputed\", not ",
+               nrow(x), " x ", ncol(x))
+    }
+  } else if (ncol(x) != object$nvars) {
     stop_arg("`newdata` must have ", object$nvars, " columns (as the training `x`), not ",
              ncol(x))
   }
-  cf <- as.matrix(coef(object, lambda = lambda))
-  f <- as.matrix(x %*% cf[-1L, , drop = FALSE]) + rep(cf[1L, ], each = nrow(x))
-  dimnames(f) <- list(rownames(x), colnames(cf))
+  if (!is.null(object$scale)) x <- scale_columns(x, object$scale)
+  if (!is.null(object$kernel) && is_sparse(x)) x <- as.matrix(x)
+  f <- engine_decision(object$engine, x, lambda_value(object, lambda))
+  dimnames(f) <- list(rownames(x), response_names(object))
   f
 }

@@ -15,10 +15,11 @@ print.rlsc <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   what <- if (x$type == "classification") {
     paste0("classification, ", length(x$classes), " classes")
   } else {
-    paste0("regression, ", ncol(x$y), " response column(s)")
+    paste0("regression, ", count_of(ncol(x$y), "response column"))
   }
-  cat(sprintf("Regularized least squares (%s): n = %d%s, d = %d, %s form, %d lambda values\n",
-              what, x$nobs, positive_note(x), x$nvars, x$mode, length(x$lambda)))
+  cat(sprintf("Regularized least squares (%s): n = %d%s, d = %d, %s form, %s\n",
+              what, x$nobs, positive_note(x), x$nvars, x$mode,
+              count_of(length(x$lambda), "lambda value")))
   cat(sprintf("Exact leave-one-out criterion: %s\n\n", criterion_label(x$criterion)))
   idx <- c(x$index_min, x$index_1se)
   tab <- data.frame(lambda = x$lambda[idx], df = x$df[idx], criterion = x$cvm[idx],
@@ -39,6 +40,29 @@ criterion_label <- function(criterion) {
 }
 
 #' @rdname print.rlsc
-#' @param object an [rlsc()] fit.
 #' @export
-nobs.rlsc <- function(object, ...) sum(object$weights > 0)   # as lm(): rows of zero weight do not count
+print.rlsc_kernel_fit <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  NextMethod()
+  cat("Kernel: ", format(x$kernel), sep = "")
+  if (!is.null(x$kernel_grid) && nrow(x$kernel_grid) > 1L) {
+    cat(sprintf(", chosen among %d settings by exact LOO\n\n", nrow(x$kernel_grid)))
+    print(kernel_summary(x), digits = digits, row.names = FALSE)
+  }
+  cat("\n")
+  invisible(x)
+}
+
+# The best value of the criterion for each kernel setting.
+kernel_summary <- function(x) {
+  tab <- x$kernel_path
+  crit <- tab[[x$criterion]]
+  setting <- rep(seq_len(nrow(x$kernel_grid)), each = length(x$lambda))
+  best <- vapply(split(seq_len(nrow(tab)), setting), function(rows) {
+    if (all(is.na(crit[rows]))) NA_integer_ else rows[which.min(crit[rows])]
+  }, 1L)
+  out <- x$kernel_grid
+  out$lambda <- tab$lambda[best]
+  out[[x$criterion]] <- crit[best]
+  out$chosen <- ifelse(seq_len(nrow(out)) == x$index_kernel, "*", "")
+  out
+}

@@ -44,7 +44,10 @@
 #' @param lambda optional grid of penalties \eqn{\lambda \ge 0} (sorted
 #'   decreasing, duplicates dropped); by default `nlambda` values log-spaced
 #'   between where the effective degrees of freedom are about 0.1 and within
-#'   about 0.1 of the rank. Methods take \eqn{\lambda} from this grid only.
+#'   about 0.1 of the rank. The methods of linear fits take any
+#'   \eqn{\lambda \ge 0}, computed exactly from the stored factorization;
+#'   those of kernel fits the values of this grid (any value with
+#'   `keep_eigen = TRUE`).
 #' @param nlambda the length of the default grid.
 #' @param intercept whether to fit an (unpenalized) intercept.
 #' @param weights optional non-negative observation weights.
@@ -59,8 +62,9 @@
 #'   [kernel_custom()] or [kernel_linear()]. Kernel parameters given as vectors
 #'   are chosen jointly with \eqn{\lambda} by exact LOO: one eigendecomposition
 #'   of the \eqn{n \times n} weighted double-centered kernel matrix per
-#'   setting. See [kernel_linear()] for the kernels and [rlsc_kernel_fit] for
-#'   the methods of kernel fits. With several settings in an interactive
+#'   setting. See [kernel_linear()] for the kernels; kernel fits (class
+#'   `rlsc_kernel_fit`) have the methods of linear ones, with dual
+#'   coefficients (see [coef.rlsc()]). With several settings in an interactive
 #'   session a progress bar (package cli) appears when the work takes more than
 #'   about two seconds; `options(rlsc.progress = FALSE)` turns it off.
 #' @param mode `"auto"` (primal when there are at least as many observations
@@ -75,20 +79,25 @@
 #'   `MASS::lm.ridge()`'s `lambda`). The default `FALSE` fits `x` as given.
 #'   For kernels the scaling is applied before the kernel.
 #' @param keep_eigen for kernel fits: keep the eigendecomposition of the chosen
-#'   kernel (\eqn{n \times n} numbers), so that [coef()], [predict()] and
-#'   [loo_predict()] work at every value of `lambda`, not only at `lambda_min`
-#'   and `lambda_1se`.
+#'   kernel (about \eqn{n \times n} numbers), so that the methods work at any
+#'   \eqn{\lambda \ge 0}. By default a kernel fit keeps instead, for the
+#'   chosen kernel setting and every \eqn{\lambda} of the grid, the leverages,
+#'   the fitted and LOO values and the dual coefficients: \eqn{n L (3T + 1)}
+#'   numbers for \eqn{L} values of \eqn{\lambda} and \eqn{T} response
+#'   columns, fewer than \eqn{n^2} whenever \eqn{3 L T < n}.
 #' @param ... for the formula method, further arguments of the default method
 #'   (`lambda`, `kernel`, `criterion`, ...); for the default method, not used
 #'   (an error if given).
 #'
 #' @return An object of class `rlsc`: a list with, among others,
-#'   \item{lambda}{the decreasing grid.}
-#'   \item{df}{effective degrees of freedom \eqn{\sum_k \Lambda_k/(\Lambda_k+\lambda)}
-#'     of the penalized part (the intercept adds one).}
-#'   \item{cvm, cvsd}{the LOO criterion and its standard error over observations.}
-#'   \item{path}{a data frame with `lambda`, `df`, both criteria with their
-#'     standard errors, and `n_na`, the number of points with undefined LOO value.}
+#'   \item{path}{the LOO table, a data frame with one row per \eqn{\lambda}:
+#'     `lambda` (decreasing), `df` (the effective degrees of freedom
+#'     \eqn{\sum_k \Lambda_k/(\Lambda_k+\lambda)} of the penalized part; the
+#'     intercept adds one), both criteria with their standard errors, and
+#'     `n_na`, the number of points with undefined LOO value.}
+#'   \item{lambda, df, cvm, cvsd}{read from `path` on access, as glmnet users
+#'     know them: the grid, the degrees of freedom, and the chosen criterion
+#'     with its standard error over observations.}
 #'   \item{lambda_min, lambda_1se}{the \eqn{\lambda} minimizing the criterion,
 #'     and the largest \eqn{\lambda} whose criterion is within one standard
 #'     error of that minimum.}
@@ -140,6 +149,7 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
   criterion <- check_criterion(criterion, resp$type)
   mode <- match.arg(mode)
   standardize <- check_flag(standardize, "standardize")
+  keep_eigen <- check_flag(keep_eigen, "keep_eigen")
   scale <- NULL
   if (standardize) {
     if (identical(kernel$name, "precomputed")) {
@@ -149,90 +159,22 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
     x <- scale_columns(x, scale)
   }
   if (!is.null(kernel)) {
-    if (is_sparse(x)) x <- as.matrix(x)   # kernel matrices are dense anyway
     if (mode == "primal") stop_arg("`mode` = \"primal\" needs the linear kernel; kernel fits are dual")
-    keep_eigen <- check_flag(keep_eigen, "keep_eigen")
-    fit <- fit_kernel(x, resp, weights, lambda, nlambda, intercept, criterion, kernel,
-                      keep_eigen, call)
-    fit$scale <- scale
-    return(fit)
+    if (is_sparse(x)) x <- as.matrix(x)   # kernel matrices are dense anyway
+    found <- fit_kernel(x, resp, weights, lambda, nlambda, intercept, criterion, kernel,
+                        keep_eigen)
+    return(new_rlsc(call, found$engine, found$path, criterion, resp, weights, intercept,
+                    "kernel", x, scale, kernel = found$kernel))
   }
   if (mode == "auto") mode <- if (ncol(x) <= sum(weights > 0)) "primal" else "dual"
-
-  eng <- engine_fit(x, resp$y, weights, intercept, mode)
-  if (is.null(lambda)) lambda <- default_lambda(eng$values, nlambda)
-  path <- loo_path(eng, resp, weights, lambda, intercept, keep = FALSE)
+  eng <- if (mode == "primal") primal_engine(x, resp$y, weights, intercept) else {
+    dual_engine(kernel_linear(), x, resp$y, weights, intercept)
+  }
+  lambda <- lambda %||% default_lambda(eng$values, nlambda)
+  path <- loo_table(eng, resp, lambda)
   warn_undefined(path$n_na)
   warn_unreliable(eng, lambda)
-
-  crit <- path[[criterion]]
-  crit_se <- path[[paste0(criterion, "_se")]]
-  sel <- select_lambda(crit, crit_se, if (criterion == "misclass") path$mse)
-  if (length(eng$values)) warn_boundary(sel$index_min, length(lambda))
-
-  structure(list(
-    call = call, lambda = lambda, df = path$df, cvm = crit, cvsd = crit_se,
-    criterion = criterion,
-    path = path_table(lambda, path),
-    lambda_min = lambda[sel$index_min], lambda_1se = lambda[sel$index_1se],
-    index_min = sel$index_min, index_1se = sel$index_1se,
-    type = resp$type, classes = resp$classes, multi = resp$multi,
-    y = resp$y, weights = weights, intercept = intercept, mode = mode,
-    nobs = n, nvars = ncol(x), xnames = column_names(x),
-    rownames = rownames(x), engine = eng, scale = scale
-  ), class = "rlsc")
-}
-
-`%||%` <- function(a, b) if (is.null(a)) b else a
-
-check_no_dots <- function(...) {
-  if (!...length()) return(invisible())
-  nms <- dots_names(...) %||% character(...length())
-  nms[nms == ""] <- "an unnamed argument"
-  stop_arg("unknown argument(s): ", paste(nms, collapse = ", "))
-}
-
-# The names of `...` without evaluating it (NULL when none is named).
-dots_names <- function(...) names(substitute(list(...)))[-1L]
-
-check_criterion <- function(criterion, type) {
-  if (is.null(criterion)) return(if (type == "classification") "misclass" else "mse")
-  if (!is.character(criterion) || length(criterion) != 1L ||
-      !criterion %in% c("mse", "misclass")) {
-    stop_arg("`criterion` must be \"mse\" or \"misclass\", not ",
-             paste(format(criterion), collapse = " "))
-  }
-  if (criterion == "misclass" && type != "classification") {
-    stop_arg("`criterion` = \"misclass\" needs a factor response; `y` is numeric")
-  }
-  criterion
-}
-
-# The LOO path of a fit's engine over `lambda`; with keep = TRUE it also
-# returns the n x T x L arrays of fitted and LOO values and the n x L leverages.
-loo_path <- function(eng, resp, weights, lambda, intercept, keep) {
-  path <- .Call(C_rlsc_loo_path, eng$b, eng$values, eng$g, resp$y, weights, eng$ybar,
-                lambda, intercept, resp$type == "classification", keep)
-  defined <- path$n_na == 0L
-  if (!all(is.finite(path$mse[defined]))) {
-    stop_arg("the leave-one-out errors overflow: `y` (or `x`) is too large in magnitude; ",
-             "rescale it")
-  }
-  path
-}
-
-# The LOO table of a fit: one row per lambda.
-path_table <- function(lambda, path) {
-  data.frame(lambda = lambda, df = path$df, mse = path$mse, mse_se = path$mse_se,
-             misclass = path$misclass, misclass_se = path$misclass_se, n_na = path$n_na)
-}
-
-column_names <- function(x) colnames(x) %||% sprintf("x%d", seq_len(ncol(x)))
-
-warn_undefined <- function(n_na) {
-  if (!any(n_na > 0L)) return(invisible())
-  warning(sprintf(paste0(
-    "leave-one-out values are undefined (NA) for up to %d point(s) at %d value(s) of ",
-    "`lambda`: their leverage is 1, the fit interpolates them; the criterion is NA there"),
-    max(n_na), sum(n_na > 0L)), call. = FALSE)
+  fit <- new_rlsc(call, eng, path, criterion, resp, weights, intercept, mode, x, scale)
+  if (length(eng$values)) warn_boundary(fit$index_min, length(lambda))
+  fit
 }

@@ -15,6 +15,7 @@
 #' summary(rlsc(Species ~ ., data = iris))
 summary.rlsc <- function(object, rows = 3L, ...) {
   check_no_dots(...)
+  validate_rlsc(object)
   rows <- check_count(rows, "rows", min = 0L)
   around <- seq(max(1L, object$index_min - rows), min(length(object$lambda), object$index_min + rows))
   shown <- c("lambda", "df", object$criterion, paste0(object$criterion, "_se"),
@@ -23,14 +24,14 @@ summary.rlsc <- function(object, rows = 3L, ...) {
   table$selected <- ifelse(around == object$index_min, "lambda_min",
                            ifelse(around == object$index_1se, "lambda_1se", ""))
   # a kernel fit has one dual coefficient per training row: see coef()
-  coefficients <- if (!inherits(object, "rlsc_kernel_fit")) coefficient_table(object)
+  coefficients <- if (is.null(object$kernel)) coefficient_table(object)
   out <- list(call = object$call, type = object$type, criterion = object$criterion,
               nobs = object$nobs, nvars = object$nvars, mode = object$mode,
               lambda_min = object$lambda_min, lambda_1se = object$lambda_1se,
               table = table, coefficients = coefficients,
-              kernel = if (inherits(object, "rlsc_kernel_fit")) format(object$kernel))
+              kernel = if (!is.null(object$kernel)) format(object$kernel))
   if (object$type == "classification") {
-    loo <- path_outputs(object, "lambda_min")$loo   # the fitted rows, not padded by na.exclude
+    loo <- fit_outputs(object, "lambda_min")$loo   # the fitted rows, not padded by na.exclude
     truth <- decode_classes(object$y, object$classes)
     keep <- object$weights > 0
     out$confusion <- table(LOO = decode_classes(loo, object$classes)[keep], truth = truth[keep])

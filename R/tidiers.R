@@ -17,7 +17,8 @@
 #'   fit, else a data frame with only the new columns. Under `na.action =
 #'   na.exclude` it may also be the original data, and the new columns are `NA`
 #'   in the excluded rows.
-#' @param lambda a value of `x$lambda`, or `"lambda_min"` / `"lambda_1se"`.
+#' @param lambda a number \eqn{\ge 0} (a value of the grid for kernel fits
+#'   without `keep_eigen`), or `"lambda_min"` / `"lambda_1se"`.
 #' @param ... not used.
 #' @return A data frame.
 #' @name rlsc_tidiers
@@ -48,7 +49,7 @@ glance.rlsc <- function(x, ...) {
 #' @exportS3Method generics::augment
 augment.rlsc <- function(x, data = x$model, lambda = x$lambda_min, ...) {
   check_no_dots(...)
-  out <- path_outputs(x, lambda)
+  out <- fit_outputs(x, lambda)
   cols <- list(.fitted = out$fitted, .loo = out$loo, .resid = x$y - out$fitted)
   if (x$type == "classification") {
     cols$.class <- decode_classes(out$fitted, x$classes)

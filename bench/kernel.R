@@ -1,4 +1,4 @@
-# Benchmark of kernel RLS with the RBF kernel (issue 4, DESIGN.md section 6).
+# Benchmark of kernel RLS with the RBF kernel (issue 4, DESIGN.md, section 10).
 #
 # Run from the repository root with rlsc installed:  Rscript bench/kernel.R
 #

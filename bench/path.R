@@ -1,4 +1,4 @@
-# Benchmark of the exact leave-one-out path (DESIGN.md section 6).
+# Benchmark of the exact leave-one-out path (DESIGN.md, section 10).
 #
 # Run from the repository root:  Rscript bench/path.R
 #

@@ -4,7 +4,7 @@
 args <- commandArgs(trailingOnly = TRUE)
 fields <- read.dcf("DESCRIPTION", fields = c("Imports", "Suggests"))
 wanted <- unlist(strsplit(gsub("\\([^)]*\\)", "", fields), "[[:space:],]+"))
-wanted <- unique(c(wanted[nzchar(wanted) & !is.na(wanted)], "roxygen2", "callr"))
+wanted <- unique(c(wanted[nzchar(wanted) & !is.na(wanted)], "roxygen2", "callr", "pkgload", "pkgbuild"))
 base <- rownames(installed.packages(priority = "base"))
 missing <- function() {
   pkgs <- setdiff(wanted, base)

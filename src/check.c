@@ -2,7 +2,7 @@
    direct .Call from reading out of bounds. */
 #include "rlsc.h"
 
-void check_double_matrix(SEXP x, const char *name, int *nrow, int *ncol)
+void rlsc_check_double_matrix(SEXP x, const char *name, int *nrow, int *ncol)
 {
     if (!isReal(x))
         error("'%s' must be a double matrix", name);
@@ -16,7 +16,7 @@ void check_double_matrix(SEXP x, const char *name, int *nrow, int *ncol)
               *nrow, *ncol, (long long) XLENGTH(x));
 }
 
-void check_double_vector(SEXP x, const char *name, R_xlen_t len)
+void rlsc_check_double_vector(SEXP x, const char *name, R_xlen_t len)
 {
     if (!isReal(x))
         error("'%s' must be a double vector", name);
@@ -25,7 +25,7 @@ void check_double_vector(SEXP x, const char *name, R_xlen_t len)
               (long long) len, (long long) XLENGTH(x));
 }
 
-int check_flag(SEXP x, const char *name)
+int rlsc_check_flag(SEXP x, const char *name)
 {
     if (!isLogical(x) || LENGTH(x) != 1 || LOGICAL(x)[0] == NA_LOGICAL)
         error("'%s' must be TRUE or FALSE", name);
@@ -35,12 +35,20 @@ int check_flag(SEXP x, const char *name)
 /* Blocks small enough to stay in cache: the reference BLAS streams its operands
    once per output column, so a block that fits in L2 runs about 1.3 times
    faster than one that does not. */
-int block_rows(int n, double per_row, double budget)
+int rlsc_block_rows(int n, double per_row, double budget)
 {
     double rows = budget / (per_row > 1 ? per_row : 1);
     if (rows < 32) rows = 32;
     if (rows > 1024) rows = 1024;
     return n < rows ? (n > 0 ? n : 1) : (int) rows;
+}
+
+/* Copy the upper triangle of the n x n matrix a into its lower triangle
+   (dsyrk, dsyr and friends fill one triangle only). */
+void rlsc_mirror_upper(double *a, int n)
+{
+    for (int j = 0; j < n; j++)
+        for (int i = j + 1; i < n; i++) a[i + (size_t) n * j] = a[j + (size_t) n * i];
 }
 
 /* max |x_i| of a double vector in one pass: NA when any element is NA or NaN,

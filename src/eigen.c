@@ -5,7 +5,7 @@
 /* Eigenpairs of the symmetric n x n matrix `a` (its upper triangle), which is
    destroyed and must be finite: `values` (n) decreasing and the matching
    `vectors` (n x n), reordered in place, so no third n x n buffer is needed. */
-void symmetric_eigen(double *a, int n, double *values, double *vectors)
+void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors)
 {
     if (n <= 0) return;
     int *isuppz = (int *) R_alloc(2 * (size_t) n, sizeof(int));
@@ -24,6 +24,7 @@ void symmetric_eigen(double *a, int n, double *values, double *vectors)
                      vectors, &n, isuppz, work, &lwork, iwork, &liwork, &info
                      FCONE FCONE FCONE);
     if (info != 0) error("LAPACK dsyevr failed with info = %d", info);
+    if (m != n) error("LAPACK dsyevr found %d of %d eigenvalues", m, n);
     for (int k = 0; k < n / 2; k++) {     /* reverse to decreasing order, in place */
         int j = n - 1 - k;
         double t = values[k]; values[k] = values[j]; values[j] = t;
@@ -35,23 +36,20 @@ void symmetric_eigen(double *a, int n, double *values, double *vectors)
 SEXP rlsc_eigen(SEXP s)
 {
     int n, nc;
-    check_double_matrix(s, "s", &n, &nc);
+    rlsc_check_double_matrix(s, "s", &n, &nc);
     if (n != nc) error("'s' must be square, not %d x %d", n, nc);
 
-    SEXP values = PROTECT(allocVector(REALSXP, n));
-    SEXP vectors = PROTECT(allocMatrix(REALSXP, n, n));
+    const char *names[] = {"values", "vectors", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    SET_VECTOR_ELT(out, 0, allocVector(REALSXP, n));
+    SET_VECTOR_ELT(out, 1, allocMatrix(REALSXP, n, n));
     if (n > 0) {
         double *a = (double *) R_alloc((size_t) n * n, sizeof(double));
         memcpy(a, REAL(s), sizeof(double) * (size_t) n * n);   /* dsyevr destroys its input */
         for (size_t k = 0; k < (size_t) n * n; k++)
             if (!R_FINITE(a[k])) error("'s' must be finite");
-        symmetric_eigen(a, n, REAL(values), REAL(vectors));
+        rlsc_symmetric_eigen(a, n, REAL(VECTOR_ELT(out, 0)), REAL(VECTOR_ELT(out, 1)));
     }
-    SEXP out = PROTECT(allocVector(VECSXP, 2));
-    SEXP nms = PROTECT(allocVector(STRSXP, 2));
-    SET_VECTOR_ELT(out, 0, values);  SET_STRING_ELT(nms, 0, mkChar("values"));
-    SET_VECTOR_ELT(out, 1, vectors); SET_STRING_ELT(nms, 1, mkChar("vectors"));
-    setAttrib(out, R_NamesSymbol, nms);
-    UNPROTECT(4);
+    UNPROTECT(1);
     return out;
 }

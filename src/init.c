@@ -3,15 +3,14 @@
 #include <R_ext/Rdynload.h>
 
 static const R_CallMethodDef call_methods[] = {
-    {"rlsc_moments",   (DL_FUNC) &rlsc_moments,    5},
-    {"rlsc_eigen",     (DL_FUNC) &rlsc_eigen,      1},
-    {"rlsc_project",   (DL_FUNC) &rlsc_project,    3},
-    {"rlsc_dual_gram", (DL_FUNC) &rlsc_dual_gram,  3},
-    {"rlsc_loo_path",  (DL_FUNC) &rlsc_loo_path,  10},
-    {"rlsc_kernel_matrix",    (DL_FUNC) &rlsc_kernel_matrix,    4},
+    {"rlsc_moments",          (DL_FUNC) &rlsc_moments,          4},
+    {"rlsc_eigen",            (DL_FUNC) &rlsc_eigen,            1},
+    {"rlsc_project",          (DL_FUNC) &rlsc_project,          3},
+    {"rlsc_loo_path",         (DL_FUNC) &rlsc_loo_path,        13},
+    {"rlsc_kernel_matrix",    (DL_FUNC) &rlsc_kernel_matrix,    5},
     {"rlsc_kernel_asymmetry", (DL_FUNC) &rlsc_kernel_asymmetry, 1},
     {"rlsc_kernel_eigen",     (DL_FUNC) &rlsc_kernel_eigen,     6},
-    {"rlsc_abs_max",   (DL_FUNC) &rlsc_abs_max,    1},
+    {"rlsc_abs_max",          (DL_FUNC) &rlsc_abs_max,          1},
     {NULL, NULL, 0}
 };
 

@@ -1,17 +1,19 @@
-/* Kernel matrices and the factorization of the weighted double-centered kernel.
-   k(x, z) is one of
-       linear       x'z
+/* Kernel matrices and the eigendecomposition of the weighted double-centered
+   kernel (DESIGN.md, section 5).  k(x, z) is one of
+       linear       (x - c)'(z - c)
        rbf          exp(-|x - z|^2 / (2 sigma^2))
        polynomial   (scale x'z + offset)^degree
-   computed from the level-3 product of the two sets of rows (dgemm, or dsyrk
-   for a symmetric matrix), so no n x n x d temporary exists.  The factorization
-   (rlsc_kernel_eigen) leaves the LOO path in path.c exactly what the linear
-   dual form gives it:
+   computed from level-3 products of column blocks of the two sets of rows
+   (dsyrk for a symmetric matrix, else dgemm), so neither a centered copy of x
+   nor an n x n x d temporary exists.  The rows are shifted by the center c
+   before the product: for the RBF kernel that changes nothing but the
+   rounding (distances far from the origin lose digits to cancellation), and
+   the shifted linear kernel has the same double-centered form as x'z, which is
+   all the engine uses, without the cancellation of a large common offset.
+   rlsc_kernel_eigen() returns, over the rows of positive weight,
        Kt = D_s P K P' D_s = U Lambda U',   P = I - 1 w'/sum(w),  s = sqrt(w),
-       B_ik = U_ik sqrt(Lambda_k) / s_i,
-   over the rows of positive weight, with at most three n x n buffers alive:
-   the kernel (centered in place, then destroyed by dsyevr), the eigenvectors
-   and B. */
+   with at most two n x n buffers alive (the kernel, destroyed by dsyevr, and
+   U); what to keep of the spectrum is decided in R. */
 #include "rlsc.h"
 #include <Rmath.h>
 
@@ -31,7 +33,7 @@ static kernel_spec parse_kernel(SEXP type, SEXP params)
     else if (!strcmp(t, "polynomial")) { k.type = KERNEL_POLYNOMIAL; npar = 3; }
     else if (!strcmp(t, "precomputed")) { k.type = KERNEL_PRECOMPUTED; npar = 0; }
     else error("'type' must be \"linear\", \"rbf\", \"polynomial\" or \"precomputed\", not \"%s\"", t);
-    check_double_vector(params, "params", npar);
+    rlsc_check_double_vector(params, "params", npar);
     const double *p = REAL(params);
     if (k.type == KERNEL_RBF) {
         k.sigma = p[0];
@@ -45,63 +47,65 @@ static kernel_spec parse_kernel(SEXP type, SEXP params)
     return k;
 }
 
-/* Copy of the n x d matrix x minus the column means `center` (NULL: none). */
-static double *centered_copy(const double *x, int n, int d, const double *center)
+/* The center of a kernel call: NULL (no shift) or a double vector of length d. */
+static const double *kernel_center(SEXP center, int d)
 {
-    double *out = (double *) R_alloc((size_t) n * d + 1, sizeof(double));
-    for (int j = 0; j < d; j++)
-        for (int i = 0; i < n; i++)
-            out[i + (size_t) n * j] = x[i + (size_t) n * j] - (center ? center[j] : 0.0);
-    return out;
+    if (isNull(center)) return NULL;
+    rlsc_check_double_vector(center, "center", d);
+    return REAL(center);
 }
 
-static double *column_means(const double *x, int n, int d)
+/* buf (nb x cb) = rows `rows` (NULL: 0..nb-1) of columns j0..j0+cb-1 of the
+   n-row matrix x, minus the center. */
+static void gather_block(const double *x, int n, const int *rows, int nb, int j0, int cb,
+                         const double *center, double *buf)
 {
-    double *m = (double *) R_alloc(d + 1, sizeof(double));
-    for (int j = 0; j < d; j++) {
-        double s = 0.0;
-        for (int i = 0; i < n; i++) s += x[i + (size_t) n * j];
-        m[j] = n > 0 ? s / n : 0.0;
+    for (int j = 0; j < cb; j++) {
+        const double *col = x + (size_t) n * (j0 + j);
+        double c = center ? center[j0 + j] : 0.0, *o = buf + (size_t) nb * j;
+        for (int i = 0; i < nb; i++) o[i] = col[rows ? rows[i] : i] - c;
     }
-    return m;
 }
 
-static double *row_norms(const double *x, int n, int d)
-{
-    double *out = (double *) R_alloc(n + 1, sizeof(double));
-    for (int i = 0; i < n; i++) out[i] = 0.0;
-    for (int j = 0; j < d; j++)
-        for (int i = 0; i < n; i++) out[i] += x[i + (size_t) n * j] * x[i + (size_t) n * j];
-    return out;
-}
-
-/* out (n x m) = k(x_i, z_j) for x (n x d) and z (m x d); z == NULL means z = x,
-   and then only the upper triangle is computed and mirrored. */
-static void kernel_fill(const kernel_spec *k, const double *x, int n, const double *z, int m,
-                        int d, double *out)
+/* out (n x m) = k(x_i, z_j) for the n rows `xrows` of x (ldx rows in all;
+   NULL: the first n) and the m rows of z (d columns each); z == NULL means
+   z = x (then only the upper triangle is computed, and mirrored). */
+static void kernel_fill(const kernel_spec *k, const double *x, int ldx, const int *xrows, int n,
+                        const double *z, int m, int d, const double *center, double *out)
 {
     int sym = z == NULL;
     if (sym) m = n;
     if ((size_t) n * m == 0) return;
-    const double one = 1.0, zero = 0.0;
-    const double *xs = x, *zs = z;
-    double *nx = NULL, *nz = NULL;
-    if (k->type == KERNEL_RBF) {
-        /* distances are translation invariant: centering first avoids the
-           cancellation in |x|^2 + |z|^2 - 2 x'z far from the origin */
-        double *mu = column_means(x, n, d);
-        xs = centered_copy(x, n, d, mu);
-        zs = sym ? xs : centered_copy(z, m, d, mu);
-        nx = row_norms(xs, n, d);
-        nz = sym ? nx : row_norms(zs, m, d);
+    memset(out, 0, sizeof(double) * (size_t) n * m);
+    int rbf = k->type == KERNEL_RBF;
+    double *nx = rbf ? (double *) R_alloc(n, sizeof(double)) : NULL;
+    double *nz = rbf && !sym ? (double *) R_alloc(m, sizeof(double)) : nx;
+    if (rbf) {
+        memset(nx, 0, sizeof(double) * n);
+        if (!sym) memset(nz, 0, sizeof(double) * m);
     }
-    if (d == 0) {
-        memset(out, 0, sizeof(double) * (size_t) n * m);
-    } else if (sym) {
-        F77_CALL(dsyrk)("U", "N", &n, &d, &one, xs, &n, &zero, out, &n FCONE FCONE);
-    } else {
-        F77_CALL(dgemm)("N", "T", &n, &m, &d, &one, xs, &n, zs, &m, &zero, out, &n
-                        FCONE FCONE);
+    int cb_max = d > 0 ? rlsc_block_rows(d, n + (sym ? 0 : m), BLOCK_DOUBLES) : 1;
+    double *xb = (double *) R_alloc((size_t) n * cb_max, sizeof(double));
+    double *zb = sym ? xb : (double *) R_alloc((size_t) m * cb_max, sizeof(double));
+    const double one = 1.0;
+    for (int j0 = 0; j0 < d; j0 += cb_max) {
+        int cb = d - j0 < cb_max ? d - j0 : cb_max;
+        gather_block(x, ldx, xrows, n, j0, cb, center, xb);
+        if (!sym) gather_block(z, m, NULL, m, j0, cb, center, zb);
+        if (sym) {
+            F77_CALL(dsyrk)("U", "N", &n, &cb, &one, xb, &n, &one, out, &n FCONE FCONE);
+        } else {
+            F77_CALL(dgemm)("N", "T", &n, &m, &cb, &one, xb, &n, zb, &m, &one, out, &n
+                            FCONE FCONE);
+        }
+        if (rbf) {
+            for (int j = 0; j < cb; j++) {
+                for (int i = 0; i < n; i++) nx[i] += xb[i + (size_t) n * j] * xb[i + (size_t) n * j];
+                if (!sym)
+                    for (int i = 0; i < m; i++) nz[i] += zb[i + (size_t) m * j] * zb[i + (size_t) m * j];
+            }
+        }
+        R_CheckUserInterrupt();
     }
     double inv2s2 = 1.0 / (2.0 * k->sigma * k->sigma);
     int deg = (int) k->degree;
@@ -110,34 +114,34 @@ static void kernel_fill(const kernel_spec *k, const double *x, int n, const doub
         double *col = out + (size_t) n * j;
         for (int i = 0; i < iend; i++) {
             double v = col[i];
-            if (k->type == KERNEL_RBF) {
+            if (rbf) {
                 double d2 = (sym && i == j) ? 0.0 : nx[i] + nz[j] - 2.0 * v;
-                v = exp(-(d2 > 0.0 ? d2 : 0.0) * inv2s2);
+                /* d2 = 0 gives 1 exactly, also when 1 / sigma^2 overflows */
+                v = d2 > 0.0 ? exp(-d2 * inv2s2) : 1.0;
             } else if (k->type == KERNEL_POLYNOMIAL) {
                 v = R_pow_di(k->scale * v + k->offset, deg);
             }
             col[i] = v;
         }
     }
-    if (sym)
-        for (int j = 0; j < n; j++)
-            for (int i = j + 1; i < n; i++) out[i + (size_t) n * j] = out[j + (size_t) n * i];
+    if (sym) rlsc_mirror_upper(out, n);
 }
 
-SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params)
+SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params, SEXP center)
 {
     kernel_spec k = parse_kernel(type, params);
     if (k.type == KERNEL_PRECOMPUTED) error("'type' must not be \"precomputed\" here");
     int n, d, m, dz;
-    check_double_matrix(x, "x", &n, &d);
+    rlsc_check_double_matrix(x, "x", &n, &d);
     if (!isNull(z)) {
-        check_double_matrix(z, "z", &m, &dz);
+        rlsc_check_double_matrix(z, "z", &m, &dz);
         if (dz != d) error("'z' must have %d columns, not %d", d, dz);
     } else {
         m = n;
     }
+    const double *c = kernel_center(center, d);
     SEXP out = PROTECT(allocMatrix(REALSXP, n, m));
-    kernel_fill(&k, REAL(x), n, isNull(z) ? NULL : REAL(z), m, d, REAL(out));
+    kernel_fill(&k, REAL(x), n, NULL, n, isNull(z) ? NULL : REAL(z), m, d, c, REAL(out));
     UNPROTECT(1);
     return out;
 }
@@ -145,7 +149,7 @@ SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params)
 SEXP rlsc_kernel_asymmetry(SEXP k)
 {
     int n, nc;
-    check_double_matrix(k, "k", &n, &nc);
+    rlsc_check_double_matrix(k, "k", &n, &nc);
     if (n != nc) error("'k' must be square, not %d x %d", n, nc);
     const double *pk = REAL(k);
     double worst = 0.0;
@@ -164,13 +168,12 @@ SEXP rlsc_kernel_asymmetry(SEXP k)
    and dsyevr alone loses it to round-off in the vectors of eigenvalues near 0.
    So s is deflated first: with the Householder reflector H (H s ~ e_1), H Kt H
    has a zero first row and column, its trailing (n - 1) x (n - 1) block is
-   decomposed, and U = H [0; V].  `values` (n) ends with the 0 of s; `vectors`
-   gets the n x (n - 1) matrix U (leading dimension n). */
+   decomposed, and U = H [0; V].  `values` gets the n - 1 eigenvalues of the
+   directions orthogonal to s, `vectors` the n x (n - 1) matrix U. */
 static void deflated_eigen(double *a, int n, const double *s, double sumw,
                            double *values, double *vectors)
 {
     int m = n - 1, inc = 1;
-    values[m] = 0.0;
     if (m == 0) return;
     double *v = (double *) R_alloc(n, sizeof(double)), *p = (double *) R_alloc(n, sizeof(double));
     double snorm = sqrt(sumw), vv = 0.0, vp = 0.0;
@@ -187,7 +190,7 @@ static void deflated_eigen(double *a, int n, const double *s, double sumw,
        element moves to a lower address) */
     for (int j = 0; j < m; j++)
         for (int i = 0; i < m; i++) a[i + (size_t) m * j] = a[i + 1 + (size_t) n * (j + 1)];
-    symmetric_eigen(a, m, values, vectors);
+    rlsc_symmetric_eigen(a, m, values, vectors);
     /* expand each vector to [0; z] with leading dimension n (every element
        moves to a higher address: go backwards), then reflect */
     for (int k = m - 1; k >= 0; k--) {
@@ -201,27 +204,30 @@ static void deflated_eigen(double *a, int n, const double *s, double sumw,
     }
 }
 
-SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP intercept, SEXP rel_tol)
+static int all_finite(const double *a, size_t len)
+{
+    for (size_t q = 0; q < len; q++)
+        if (!R_FINITE(a[q])) return 0;
+    return 1;
+}
+
+SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP center, SEXP intercept)
 {
     kernel_spec k = parse_kernel(type, params);
     int n, d;
-    check_double_matrix(x, "x", &n, &d);
+    rlsc_check_double_matrix(x, "x", &n, &d);
     if (k.type == KERNEL_PRECOMPUTED && d != n)
         error("'x' must be a square kernel matrix, not %d x %d", n, d);
-    check_double_vector(w, "w", n);
-    int icpt = check_flag(intercept, "intercept");
-    check_double_vector(rel_tol, "rel_tol", 1);
-    double tol = REAL(rel_tol)[0];
-    if (!(tol >= 0.0) || !R_FINITE(tol)) error("'rel_tol' must be finite and non-negative");
+    rlsc_check_double_vector(w, "w", n);
+    const double *c = kernel_center(center, d);
+    int icpt = rlsc_check_flag(intercept, "intercept");
     const double *px = REAL(x), *pw = REAL(w);
 
     int np = 0;
     double sumw = 0.0;
-    for (int i = 0; i < n; i++) {
-        if (!(pw[i] >= 0.0) || !R_FINITE(pw[i])) error("'w' must be finite and non-negative");
+    for (int i = 0; i < n; i++)
         if (pw[i] > 0.0) { np++; sumw += pw[i]; }
-    }
-    if (np == 0) error("'w' must have a positive sum");
+    if (np == 0) error("'w' must have a positive element");
     int *rows = (int *) R_alloc(np, sizeof(int));
     double *s = (double *) R_alloc(np, sizeof(double)), *wp = (double *) R_alloc(np, sizeof(double));
     for (int i = 0, p = 0; i < n; i++)
@@ -234,20 +240,16 @@ SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP intercept, S
             for (int i = 0; i < np; i++)
                 a[i + (size_t) np * j] = px[rows[i] + (size_t) n * rows[j]];
     } else {
-        double *xp = (double *) R_alloc((size_t) np * d + 1, sizeof(double));
-        for (int j = 0; j < d; j++)
-            for (int i = 0; i < np; i++) xp[i + (size_t) np * j] = px[rows[i] + (size_t) n * j];
-        kernel_fill(&k, xp, np, NULL, np, d, a);
+        kernel_fill(&k, px, n, rows, np, NULL, np, d, c, a);
     }
-    for (size_t q = 0; q < (size_t) np * np; q++)
-        if (!R_FINITE(a[q]))
-            errorcall(R_NilValue, "the kernel matrix has NA, NaN or Inf values (overflow?): "
-                      "rescale `x` or change the kernel parameters");
+    if (!all_finite(a, (size_t) np * np))
+        error("the kernel matrix has NA, NaN or Inf values (overflow?): "
+              "rescale `x` or change the kernel parameters");
 
     /* weighted double centering, kbar_i = sum_j w_j K_ij / sum(w), then D_s . D_s */
     SEXP kbar = PROTECT(allocVector(REALSXP, np));
     double *kb = REAL(kbar), kk = 0.0;
-    for (int i = 0; i < np; i++) kb[i] = 0.0;
+    memset(kb, 0, sizeof(double) * np);
     if (icpt) {
         for (int j = 0; j < np; j++)
             for (int i = 0; i < np; i++) kb[i] += wp[j] * a[i + (size_t) np * j];
@@ -259,34 +261,23 @@ SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP intercept, S
             double *v = a + i + (size_t) np * j;
             *v = s[i] * s[j] * (*v - kb[i] - kb[j] + kk);
         }
+    if (!all_finite(a, (size_t) np * np) || !all_finite(kb, np))
+        error("the weighted centered kernel matrix overflows: "
+              "rescale `x` or `weights`, or change the kernel parameters");
 
-    SEXP values = PROTECT(allocVector(REALSXP, np));
-    double *pv = REAL(values);
-    double *u = (double *) R_alloc((size_t) np * np, sizeof(double));
+    int m = np - icpt;
+    SEXP values = PROTECT(allocVector(REALSXP, m));
+    SEXP vectors = PROTECT(allocMatrix(REALSXP, np, m));
     if (icpt) {
-        deflated_eigen(a, np, s, sumw, pv, u);
+        deflated_eigen(a, np, s, sumw, REAL(values), REAL(vectors));
     } else {
-        symmetric_eigen(a, np, pv, u);
+        rlsc_symmetric_eigen(a, np, REAL(values), REAL(vectors));
     }
-    double top = pv[0] > 0.0 ? pv[0] : 0.0;
-    int r = 0;
-    while (r < np && pv[r] > top * tol) r++;
-
-    SEXP b = PROTECT(allocMatrix(REALSXP, np, r));
-    double *pb = REAL(b);
-    for (int q = 0; q < r; q++) {
-        double sq = sqrt(pv[q]);
-        for (int i = 0; i < np; i++)
-            pb[i + (size_t) np * q] = u[i + (size_t) np * q] * sq / s[i];
-    }
-    const char *names[] = {"values", "b", "kbar"};
-    SEXP out = PROTECT(allocVector(VECSXP, 3)), nms = PROTECT(allocVector(STRSXP, 3));
-    SEXP vals[] = {values, b, kbar};
-    for (int q = 0; q < 3; q++) {
-        SET_VECTOR_ELT(out, q, vals[q]);
-        SET_STRING_ELT(nms, q, mkChar(names[q]));
-    }
-    setAttrib(out, R_NamesSymbol, nms);
-    UNPROTECT(5);
+    const char *names[] = {"values", "vectors", "kbar", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    SET_VECTOR_ELT(out, 0, values);
+    SET_VECTOR_ELT(out, 1, vectors);
+    SET_VECTOR_ELT(out, 2, kbar);
+    UNPROTECT(4);
     return out;
 }

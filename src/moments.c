@@ -1,4 +1,4 @@
-/* Step 1 of the primal engine (DESIGN.md section 7): the sum of weights, the
+/* Step 1 of the primal engine (DESIGN.md, section 3): the sum of weights, the
    weighted means and the weighted centered co-moments
        S_xx = sum_i w_i (x_i - xbar)(x_i - xbar)',  S_xy = sum_i w_i (x_i - xbar)(y_i - ybar)'
    accumulated one block of rows at a time.  Each block is centered at its own
@@ -31,32 +31,34 @@ static void scaled_centered_block(const double *a, int n, int p, int i0, int nb,
     }
 }
 
-SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept, SEXP want_gram)
+SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept)
 {
     int n, d, ny, nt;
-    check_double_matrix(x, "x", &n, &d);
-    check_double_matrix(y, "y", &ny, &nt);
+    rlsc_check_double_matrix(x, "x", &n, &d);
+    rlsc_check_double_matrix(y, "y", &ny, &nt);
     if (ny != n) error("'y' must have %d rows, not %d", n, ny);
-    check_double_vector(w, "w", n);
-    int icpt = check_flag(intercept, "intercept");
-    int gram = check_flag(want_gram, "want_gram");
+    rlsc_check_double_vector(w, "w", n);
+    int icpt = rlsc_check_flag(intercept, "intercept");
 
     const double *px = REAL(x), *py = REAL(y), *pw = REAL(w);
-    for (int i = 0; i < n; i++)
-        if (!(pw[i] >= 0.0) || !R_FINITE(pw[i]))
-            error("'w' must be finite and non-negative");
-
-    SEXP sxx = PROTECT(gram ? allocMatrix(REALSXP, d, d) : allocMatrix(REALSXP, 0, 0));
-    SEXP sxy = PROTECT(allocMatrix(REALSXP, d, nt));
-    SEXP xbar = PROTECT(allocVector(REALSXP, d));
-    SEXP ybar = PROTECT(allocVector(REALSXP, nt));
-    double *S = REAL(sxx), *C = REAL(sxy), *mx = REAL(xbar), *my = REAL(ybar);
-    if (gram) memset(S, 0, sizeof(double) * (size_t) d * d);
+    const char *names[] = {"sumw", "xbar", "ybar", "sxx", "sxy", "xmax", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    SET_VECTOR_ELT(out, 0, allocVector(REALSXP, 1));
+    SET_VECTOR_ELT(out, 1, allocVector(REALSXP, d));
+    SET_VECTOR_ELT(out, 2, allocVector(REALSXP, nt));
+    SET_VECTOR_ELT(out, 3, allocMatrix(REALSXP, d, d));
+    SET_VECTOR_ELT(out, 4, allocMatrix(REALSXP, d, nt));
+    SET_VECTOR_ELT(out, 5, allocVector(REALSXP, d));
+    double *mx = REAL(VECTOR_ELT(out, 1)), *my = REAL(VECTOR_ELT(out, 2)),
+        *S = REAL(VECTOR_ELT(out, 3)), *C = REAL(VECTOR_ELT(out, 4)),
+        *xmax = REAL(VECTOR_ELT(out, 5));
+    memset(S, 0, sizeof(double) * (size_t) d * d);
     memset(C, 0, sizeof(double) * (size_t) d * nt);
     memset(mx, 0, sizeof(double) * d);
     memset(my, 0, sizeof(double) * nt);
+    memset(xmax, 0, sizeof(double) * d);
 
-    int nb_max = block_rows(n, (double) d + nt, BLOCK_DOUBLES);
+    int nb_max = rlsc_block_rows(n, (double) d + nt, BLOCK_DOUBLES);
     double *bx = (double *) R_alloc((size_t) nb_max * (d > 0 ? d : 1), sizeof(double));
     double *by = (double *) R_alloc((size_t) nb_max * (nt > 0 ? nt : 1), sizeof(double));
     double *bmx = (double *) R_alloc(d > 0 ? d : 1, sizeof(double));
@@ -70,14 +72,20 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept, SEXP want_gram)
         int nb = n - i0 < nb_max ? n - i0 : nb_max;
         double wb = 0.0;
         for (int i = 0; i < nb; i++) wb += pw[i0 + i];
+        R_CheckUserInterrupt();
         if (wb <= 0.0) continue;
+        for (int j = 0; j < d; j++) {     /* largest |x| of the rows of positive weight */
+            const double *col = px + (size_t) n * j + i0;
+            for (int i = 0; i < nb; i++)
+                if (pw[i0 + i] > 0.0 && fabs(col[i]) > xmax[j]) xmax[j] = fabs(col[i]);
+        }
         if (icpt) {
             block_mean(px, n, d, i0, nb, pw, wb, bmx);
             block_mean(py, n, nt, i0, nb, pw, wb, bmy);
         }
         scaled_centered_block(px, n, d, i0, nb, pw, icpt ? bmx : NULL, bx);
         scaled_centered_block(py, n, nt, i0, nb, pw, icpt ? bmy : NULL, by);
-        if (gram && d > 0)
+        if (d > 0)
             F77_CALL(dsyrk)("U", "T", &d, &nb, &one, bx, &nb, &one, S, &d FCONE FCONE);
         if (d > 0 && nt > 0)
             F77_CALL(dgemm)("T", "N", &d, &nt, &nb, &one, bx, &nb, by, &nb,
@@ -89,7 +97,7 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept, SEXP want_gram)
             for (int t = 0; t < nt; t++) dy[t] = bmy[t] - my[t];
             if (wtot > 0.0) {
                 int inc = 1;
-                if (gram && d > 0)
+                if (d > 0)
                     F77_CALL(dsyr)("U", &d, &f, dx, &inc, S, &d FCONE);
                 if (d > 0 && nt > 0)
                     F77_CALL(dger)(&d, &nt, &f, dx, &inc, dy, &inc, C, &d);
@@ -99,18 +107,8 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept, SEXP want_gram)
         }
         wtot += wb;
     }
-    if (gram)   /* dsyrk and dsyr filled the upper triangle only */
-        for (int j = 0; j < d; j++)
-            for (int i = j + 1; i < d; i++) S[i + (size_t) d * j] = S[j + (size_t) d * i];
-
-    SEXP out = PROTECT(allocVector(VECSXP, 5));
-    SEXP nms = PROTECT(allocVector(STRSXP, 5));
-    SET_VECTOR_ELT(out, 0, ScalarReal(wtot)); SET_STRING_ELT(nms, 0, mkChar("sumw"));
-    SET_VECTOR_ELT(out, 1, xbar);             SET_STRING_ELT(nms, 1, mkChar("xbar"));
-    SET_VECTOR_ELT(out, 2, ybar);             SET_STRING_ELT(nms, 2, mkChar("ybar"));
-    SET_VECTOR_ELT(out, 3, sxx);              SET_STRING_ELT(nms, 3, mkChar("sxx"));
-    SET_VECTOR_ELT(out, 4, sxy);              SET_STRING_ELT(nms, 4, mkChar("sxy"));
-    setAttrib(out, R_NamesSymbol, nms);
-    UNPROTECT(6);
+    rlsc_mirror_upper(S, d);   /* dsyrk and dsyr filled the upper triangle only */
+    REAL(VECTOR_ELT(out, 0))[0] = wtot;
+    UNPROTECT(1);
     return out;
 }

@@ -1,44 +1,37 @@
-/* Step 3: the exact leave-one-out path.  With the eigenpairs (Lambda_k) of the
-   centered weighted Gram, the n x r matrix B of the rows in that eigenbasis and
-   g = B' (w o (y - ybar)) (r x T), for every lambda of the grid
-       h_i(lambda)   = w_i / sum(w) + w_i sum_k B_ik^2 / (Lambda_k + lambda)
-       f_i(lambda)   = ybar + sum_k B_ik g_k / (Lambda_k + lambda)
-       loo_i(lambda) = y_i - (y_i - f_i) / (1 - h_i)
-   Both sums over k are level-3 products (block of rows x r) (r x grid).  Rows
-   are processed in blocks, so nothing of size n x grid exists unless the caller
-   asks to keep the outputs.  Directions with Lambda_k + lambda = 0 are dropped,
-   which is the pseudo-inverse (minimum-norm) solution at lambda = 0. */
+/* Step 3: the exact leave-one-out path of one group of rows over a grid of
+   lambda (DESIGN.md, sections 3 to 5).  Each row i has coordinates basis_i (r) in the
+   eigenbasis of the engine; with the filter phi_k(lambda) the path is
+       1 - h_i(lambda) = q_i + a_i sum_k basis_ik^2 phi_k(lambda)
+       e_i(lambda)     = rho_i (r0_i + c sum_k basis_ik g_k phi_k(lambda))
+       f_i = y_i - e_i,    loo_i = y_i - e_i / (1 - h_i)
+   in one of two forms:
+     direct      phi_k = 1 / (Lambda_k + lambda), a_i = -omega_i, c = -1, rho_i = 1
+                 (primal rows, and rows projected like new data);
+     complement  phi_k = lambda / (Lambda_k + lambda), a_i = 1, c = 1,
+                 rho_i = 1 / sqrt(w_i) (rows of the dual eigendecomposition,
+                 basis = U, g = U'(s o (y - ybar))), where 1 - h and y - f are
+                 sums of non-negative or well-scaled terms: no cancellation
+                 however small lambda is.
+   Both sums over k are level-3 products (block of rows x r)(r x grid).  The
+   rows `rows` (1-based) go in cache-sized blocks, so nothing of size n x grid exists unless the caller
+   keeps the outputs.  Per lambda the criteria are accumulated as weighted
+   means and sums of squared deviations, merged block by block (Chan, Golub and
+   LeVeque), so groups and chunks of rows merge the same way in R. */
 #include "rlsc.h"
 
-/* 1 - h below this: the point is interpolated and its LOO value is undefined.
-   (y_i - f_i) / (1 - h_i) loses about eps / (1 - h_i) of its relative accuracy
-   to cancellation, so this also keeps the defined values good to about 1e-7. */
+/* 1 - h at or below this: the point is interpolated and its LOO value
+   undefined.  In the direct form 1 - h and y - f are computed with
+   cancellation and carry absolute errors of about eps; the threshold keeps
+   about seven correct digits of their ratio.  In the complement form both are
+   sums of terms accurate to a few eps relative, so only 1 - h = 0 is undefined,
+   except in rows with a share q_i > 0 in the directions dropped as numerically
+   zero, whose residual r0_i carries an absolute error of about eps: there the
+   direct form's threshold applies. */
 #define LEVERAGE_TOL 1e-8
 
-/* Running weighted mean and sum of squared deviations, merged block by block. */
-typedef struct { double w, mean, m2; } moments;
-
-static void merge_moments(moments *acc, double wb, double meanb, double m2b)
-{
-    if (wb <= 0.0) return;
-    double wn = acc->w + wb, delta = meanb - acc->mean;
-    acc->m2 += m2b + delta * delta * acc->w * wb / wn;
-    acc->mean += delta * wb / wn;
-    acc->w = wn;
-}
-
-/* Mean and squared deviations of the losses of one block (column l of loss). */
-static void block_loss_moments(const double *loss, const int *bad, const double *w,
-                               int nb, double *wb, double *mean, double *m2)
-{
-    double sw = 0.0, s = 0.0, q = 0.0;
-    for (int i = 0; i < nb; i++)
-        if (!bad[i]) { sw += w[i]; s += w[i] * loss[i]; }
-    double m = sw > 0.0 ? s / sw : 0.0;
-    for (int i = 0; i < nb; i++)
-        if (!bad[i]) q += w[i] * (loss[i] - m) * (loss[i] - m);
-    *wb = sw; *mean = m; *m2 = q;
-}
+/* the per-row losses accumulated for each lambda, in this order, then the
+   squared LOO error of each response column */
+enum { LOSS_SQ, LOSS_ABS, LOSS_MIS, LOSS_FIT, NLOSS };
 
 static int row_argmax(const double *v, size_t stride, int nt)
 {
@@ -48,116 +41,122 @@ static int row_argmax(const double *v, size_t stride, int nt)
     return best;
 }
 
-static SEXP named_list(int n, const char **names, SEXP *values)
+/* Weighted mean and squared deviations of one block's losses (rows with
+   ok[i] = 0 left out), merged into the running (w, mean, m2). */
+static void merge_block(const double *loss, const int *ok, const double *w, int nb,
+                        double *acc_w, double *acc_mean, double *acc_m2)
 {
-    SEXP out = PROTECT(allocVector(VECSXP, n));
-    SEXP nms = PROTECT(allocVector(STRSXP, n));
-    for (int k = 0; k < n; k++) {
-        SET_VECTOR_ELT(out, k, values[k]);
-        SET_STRING_ELT(nms, k, mkChar(names[k]));
-    }
-    setAttrib(out, R_NamesSymbol, nms);
-    UNPROTECT(2);
-    return out;
+    double sw = 0.0, s = 0.0, q = 0.0;
+    for (int i = 0; i < nb; i++)
+        if (ok[i]) { sw += w[i]; s += w[i] * loss[i]; }
+    if (sw <= 0.0) return;
+    double m = s / sw;
+    for (int i = 0; i < nb; i++)
+        if (ok[i]) q += w[i] * (loss[i] - m) * (loss[i] - m);
+    if (*acc_w <= 0.0) { *acc_w = sw; *acc_mean = m; *acc_m2 = q; return; }
+    double wn = *acc_w + sw, delta = m - *acc_mean;
+    *acc_m2 += q + delta * delta * *acc_w * sw / wn;
+    *acc_mean += delta * sw / wn;
+    *acc_w = wn;
 }
 
-SEXP rlsc_loo_path(SEXP b, SEXP values, SEXP g, SEXP y, SEXP w, SEXP ybar,
-                   SEXP lambda, SEXP intercept, SEXP classify, SEXP keep)
+SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEXP w,
+                   SEXP omega, SEXP rows, SEXP lambda, SEXP complement, SEXP classify,
+                   SEXP keep)
 {
-    int n, r, rg, nt, ny, nty;
-    check_double_matrix(b, "b", &n, &r);
-    check_double_vector(values, "values", r);
-    check_double_matrix(g, "g", &rg, &nt);
+    int ntot, n, r, rg, nt, ny, nty, nr0, nt0;
+    rlsc_check_double_matrix(basis, "basis", &ntot, &r);
+    rlsc_check_double_vector(values, "values", r);
+    rlsc_check_double_matrix(g, "g", &rg, &nt);
     if (rg != r) error("'g' must have %d rows, not %d", r, rg);
-    check_double_matrix(y, "y", &ny, &nty);
-    if (ny != n || nty != nt) error("'y' must be %d x %d, not %d x %d", n, nt, ny, nty);
-    check_double_vector(w, "w", n);
-    check_double_vector(ybar, "ybar", nt);
-    check_double_vector(lambda, "lambda", -1);
-    int icpt = check_flag(intercept, "intercept");
-    int cls = check_flag(classify, "classify");
-    int kp = check_flag(keep, "keep");
+    rlsc_check_double_vector(q, "q", ntot);
+    rlsc_check_double_matrix(r0, "r0", &nr0, &nt0);
+    if (nr0 != ntot || nt0 != nt) error("'r0' must be %d x %d, not %d x %d", ntot, nt, nr0, nt0);
+    rlsc_check_double_matrix(y, "y", &ny, &nty);
+    if (ny != ntot || nty != nt) error("'y' must be %d x %d, not %d x %d", ntot, nt, ny, nty);
+    rlsc_check_double_vector(w, "w", ntot);
+    rlsc_check_double_vector(omega, "omega", ntot);
+    if (!isInteger(rows)) error("'rows' must be an integer vector");
+    n = LENGTH(rows);
+    const int *prow = INTEGER(rows);
+    for (int i = 0; i < n; i++)
+        if (prow[i] < 1 || prow[i] > ntot) error("'rows' must be in 1..%d", ntot);
+    rlsc_check_double_vector(lambda, "lambda", -1);
+    int comp = rlsc_check_flag(complement, "complement");
+    int cls = rlsc_check_flag(classify, "classify");
+    int kp = rlsc_check_flag(keep, "keep");
+    if (nt < 1) error("'g' must have at least one column");
     if (XLENGTH(lambda) > INT_MAX / 2) error("'lambda' is too long");
     int nl = LENGTH(lambda);
-    if (nt < 1) error("'y' must have at least one column");
-    if ((double) nl * nt > INT_MAX) error("'lambda' and 'y' have too many values together");
+    if ((double) nl * nt > INT_MAX / 2 || (double) r * nl * nt > R_XLEN_T_MAX)
+        error("'lambda' and 'g' have too many values together");
 
-    const double *pb = REAL(b), *pv = REAL(values), *pg = REAL(g), *py = REAL(y),
-        *pw = REAL(w), *pyb = REAL(ybar), *pl = REAL(lambda);
-    double sumw = 0.0;
-    int npos = 0;
-    for (int i = 0; i < n; i++) {
-        if (!(pw[i] >= 0.0) || !R_FINITE(pw[i])) error("'w' must be finite and non-negative");
-        sumw += pw[i];
-        if (pw[i] > 0.0) npos++;
-    }
-    if (sumw <= 0.0) error("'w' must have a positive sum");
-    for (int k = 0; k < r; k++)
-        if (!(pv[k] >= 0.0) || !R_FINITE(pv[k])) error("'values' must be finite and non-negative");
-    for (int l = 0; l < nl; l++)
-        if (!(pl[l] >= 0.0) || !R_FINITE(pl[l])) error("'lambda' must be finite and non-negative");
+    const double *pb = REAL(basis), *pv = REAL(values), *pg = REAL(g), *pq = REAL(q),
+        *pr0 = REAL(r0), *py = REAL(y), *pw = REAL(w), *pom = REAL(omega), *pl = REAL(lambda);
 
-    /* spectral filters 1 / (Lambda_k + lambda_l), their products with g, and df */
+    /* the filters phi_k(lambda_l) (r x L) and their products with g (r x L x T) */
     size_t lt = (size_t) nl * nt;
     double *filt = (double *) R_alloc((size_t) r * nl + 1, sizeof(double));
     double *gall = (double *) R_alloc((size_t) r * lt + 1, sizeof(double));
-    SEXP df = PROTECT(allocVector(REALSXP, nl));
-    for (int l = 0; l < nl; l++) {
-        double s = 0.0;
+    for (int l = 0; l < nl; l++)
         for (int k = 0; k < r; k++) {
             double den = pv[k] + pl[l];
-            double f = den > 0.0 ? 1.0 / den : 0.0;
-            filt[k + (size_t) r * l] = f;
-            s += pv[k] * f;
+            filt[k + (size_t) r * l] = den > 0.0 ? (comp ? pl[l] : 1.0) / den : 0.0;
         }
-        REAL(df)[l] = s;
-    }
+    double sign = comp ? 1.0 : -1.0;
     for (int t = 0; t < nt; t++)
         for (int l = 0; l < nl; l++)
             for (int k = 0; k < r; k++)
                 gall[k + (size_t) r * (l + (size_t) nl * t)] =
-                    pg[k + (size_t) r * t] * filt[k + (size_t) r * l];
+                    sign * pg[k + (size_t) r * t] * filt[k + (size_t) r * l];
 
-    SEXP hat = R_NilValue, fitted = R_NilValue, loo = R_NilValue;
-    int nprot = 1;
+    SEXP omh = R_NilValue, fitted = R_NilValue, loo = R_NilValue;
+    int nprot = 0;
     if (kp) {
-        hat = PROTECT(allocMatrix(REALSXP, n, nl));
+        omh = PROTECT(allocMatrix(REALSXP, n, nl));
         fitted = PROTECT(alloc3DArray(REALSXP, n, nt, nl));
         loo = PROTECT(alloc3DArray(REALSXP, n, nt, nl));
         nprot += 3;
     }
+    int nstat = NLOSS + nt;
+    SEXP acc_w = PROTECT(allocMatrix(REALSXP, nl, nstat));
+    SEXP acc_mean = PROTECT(allocMatrix(REALSXP, nl, nstat));
+    SEXP acc_m2 = PROTECT(allocMatrix(REALSXP, nl, nstat));
+    SEXP n_na = PROTECT(allocVector(REALSXP, nl));
+    nprot += 4;
+    double *aw = REAL(acc_w), *am = REAL(acc_mean), *a2 = REAL(acc_m2), *pna = REAL(n_na);
+    memset(aw, 0, sizeof(double) * (size_t) nl * nstat);
+    memset(am, 0, sizeof(double) * (size_t) nl * nstat);
+    memset(a2, 0, sizeof(double) * (size_t) nl * nstat);
+    memset(pna, 0, sizeof(double) * (size_t) nl);
 
-    int nb_max = block_rows(n, (double) r + (double) nl * (nt + 3), BLOCK_DOUBLES);
+    int nb_max = rlsc_block_rows(n, (double) r + (double) nl * (nt + 1) + nstat, BLOCK_DOUBLES);
+    double *bb = (double *) R_alloc((size_t) nb_max * r + 1, sizeof(double));
     double *bsq = (double *) R_alloc((size_t) nb_max * r + 1, sizeof(double));
-    double *hb = (double *) R_alloc((size_t) nb_max * nl, sizeof(double));
-    double *fb = (double *) R_alloc((size_t) nb_max * lt, sizeof(double));
-    double *loss_sq = (double *) R_alloc((size_t) nb_max * nl, sizeof(double));
-    double *loss_mis = (double *) R_alloc((size_t) nb_max * nl, sizeof(double));
-    int *bad = (int *) R_alloc((size_t) nb_max * nl, sizeof(int));
+    double *wb = (double *) R_alloc((size_t) nb_max + 1, sizeof(double));
+    double *hb = (double *) R_alloc((size_t) nb_max * nl + 1, sizeof(double));
+    double *fb = (double *) R_alloc((size_t) nb_max * lt + 1, sizeof(double));
+    double *loss = (double *) R_alloc((size_t) nb_max * nstat + 1, sizeof(double));
+    int *ok = (int *) R_alloc((size_t) nb_max + 1, sizeof(int));
+    int *ok_fit = (int *) R_alloc((size_t) nb_max + 1, sizeof(int));
     double *loo_row = (double *) R_alloc(nt, sizeof(double));
-    moments *acc_sq = (moments *) R_alloc(nl > 0 ? nl : 1, sizeof(moments));
-    moments *acc_mis = (moments *) R_alloc(nl > 0 ? nl : 1, sizeof(moments));
-    int *nna = (int *) R_alloc(nl > 0 ? nl : 1, sizeof(int));
-    for (int l = 0; l < nl; l++) {
-        acc_sq[l] = (moments) {0.0, 0.0, 0.0};
-        acc_mis[l] = (moments) {0.0, 0.0, 0.0};
-        nna[l] = 0;
-    }
 
     const double one = 1.0, zero = 0.0;
     int ilt = (int) lt;
     for (int i0 = 0; i0 < n && nl > 0; i0 += nb_max) {
         int nb = n - i0 < nb_max ? n - i0 : nb_max;
-        const double *wb = pw + i0;
+        for (int i = 0; i < nb; i++) wb[i] = pw[prow[i0 + i] - 1];
         if (r > 0) {
             for (int k = 0; k < r; k++)
                 for (int i = 0; i < nb; i++) {
-                    double v = pb[i0 + i + (size_t) n * k];
-                    bsq[i + (size_t) nb * k] = wb[i] * v * v;
+                    int row = prow[i0 + i] - 1;
+                    double v = pb[row + (size_t) ntot * k];
+                    bb[i + (size_t) nb * k] = v;
+                    bsq[i + (size_t) nb * k] = (comp ? 1.0 : -pom[row]) * v * v;
                 }
             F77_CALL(dgemm)("N", "N", &nb, &nl, &r, &one, bsq, &nb, filt, &r,
                             &zero, hb, &nb FCONE FCONE);
-            F77_CALL(dgemm)("N", "N", &nb, &ilt, &r, &one, pb + i0, &n, gall, &r,
+            F77_CALL(dgemm)("N", "N", &nb, &ilt, &r, &one, bb, &nb, gall, &r,
                             &zero, fb, &nb FCONE FCONE);
         } else {
             memset(hb, 0, sizeof(double) * (size_t) nb * nl);
@@ -165,60 +164,55 @@ SEXP rlsc_loo_path(SEXP b, SEXP values, SEXP g, SEXP y, SEXP w, SEXP ybar,
         }
         for (int l = 0; l < nl; l++) {
             for (int i = 0; i < nb; i++) {
-                size_t il = i + (size_t) nb * l;
-                double h = hb[il] + (icpt ? wb[i] / sumw : 0.0), den = 1.0 - h;
-                const double *yi = py + i0 + i;
-                int undefined = wb[i] > 0.0 && den < LEVERAGE_TOL;
-                double sq = 0.0;
+                int row = prow[i0 + i] - 1, out_row = i0 + i;
+                double den = pq[row] + hb[i + (size_t) nb * l];
+                double rho = comp ? 1.0 / sqrt(wb[i]) : 1.0;
+                double tol = comp && !(pq[row] > 0.0) ? 0.0 : LEVERAGE_TOL;
+                int undefined = wb[i] > 0.0 && den <= tol;
+                double sq = 0.0, ab = 0.0, fit = 0.0;
                 for (int t = 0; t < nt; t++) {
-                    double f = fb[i + (size_t) nb * (l + (size_t) nl * t)] + pyb[t];
-                    double yv = yi[(size_t) n * t];
-                    double e = undefined ? NA_REAL : (yv - f) / den;
-                    sq += e * e;
-                    loo_row[t] = undefined ? NA_REAL : yv - e;
+                    size_t it = row + (size_t) ntot * t;
+                    double e = rho * (pr0[it] + fb[i + (size_t) nb * (l + (size_t) nl * t)]);
+                    double el = undefined ? NA_REAL : e / den;
+                    loo_row[t] = py[it] - el;
+                    sq += el * el;
+                    ab += fabs(el);
+                    fit += e * e;
+                    loss[i + (size_t) nb * (NLOSS + t)] = el * el;
                     if (kp) {
-                        size_t at = i0 + i + (size_t) n * (t + (size_t) nt * l);
-                        REAL(fitted)[at] = f;
+                        size_t at = out_row + (size_t) n * (t + (size_t) nt * l);
+                        REAL(fitted)[at] = py[it] - e;
                         REAL(loo)[at] = loo_row[t];
                     }
                 }
-                if (kp) REAL(hat)[i0 + i + (size_t) n * l] = h;
-                bad[il] = undefined;
-                if (undefined) { nna[l]++; continue; }
-                loss_sq[il] = sq / nt;
-                if (cls) {
-                    int wrong = nt == 1 ? (loo_row[0] > 0.0) != (yi[0] > 0.0)
-                        : row_argmax(loo_row, 1, nt) != row_argmax(yi, (size_t) n, nt);
-                    loss_mis[il] = wrong;
+                if (kp) REAL(omh)[out_row + (size_t) n * l] = den;
+                ok[i] = !undefined;
+                ok_fit[i] = 1;
+                if (undefined) pna[l] += 1.0;
+                loss[i + (size_t) nb * LOSS_SQ] = sq / nt;
+                loss[i + (size_t) nb * LOSS_ABS] = ab / nt;
+                loss[i + (size_t) nb * LOSS_FIT] = fit / nt;
+                double wrong = 0.0;
+                if (cls && !undefined) {
+                    const double *yi = py + row;
+                    wrong = nt == 1 ? (loo_row[0] > 0.0) != (yi[0] > 0.0)
+                        : row_argmax(loo_row, 1, nt) != row_argmax(yi, (size_t) ntot, nt);
                 }
+                loss[i + (size_t) nb * LOSS_MIS] = wrong;
             }
-            double sw, m, q;
-            block_loss_moments(loss_sq + (size_t) nb * l, bad + (size_t) nb * l, wb, nb, &sw, &m, &q);
-            merge_moments(acc_sq + l, sw, m, q);
-            if (cls) {
-                block_loss_moments(loss_mis + (size_t) nb * l, bad + (size_t) nb * l, wb, nb, &sw, &m, &q);
-                merge_moments(acc_mis + l, sw, m, q);
+            for (int s = 0; s < nstat; s++) {
+                size_t at = l + (size_t) nl * s;
+                merge_block(loss + (size_t) nb * s, s == LOSS_FIT ? ok_fit : ok, wb, nb,
+                            aw + at, am + at, a2 + at);
             }
         }
+        R_CheckUserInterrupt();
     }
 
-    SEXP mse = PROTECT(allocVector(REALSXP, nl)), mse_se = PROTECT(allocVector(REALSXP, nl));
-    SEXP mis = PROTECT(allocVector(REALSXP, nl)), mis_se = PROTECT(allocVector(REALSXP, nl));
-    SEXP n_na = PROTECT(allocVector(INTSXP, nl));
-    nprot += 5;
-    for (int l = 0; l < nl; l++) {
-        int ok = nna[l] == 0;
-        double dof = npos > 1 ? npos - 1.0 : NA_REAL;
-        REAL(mse)[l] = ok ? acc_sq[l].mean : NA_REAL;
-        REAL(mse_se)[l] = ok ? sqrt(acc_sq[l].m2 / acc_sq[l].w / dof) : NA_REAL;
-        REAL(mis)[l] = ok && cls ? acc_mis[l].mean : NA_REAL;
-        REAL(mis_se)[l] = ok && cls ? sqrt(acc_mis[l].m2 / acc_mis[l].w / dof) : NA_REAL;
-        INTEGER(n_na)[l] = nna[l];
-    }
-    const char *names[] = {"df", "mse", "mse_se", "misclass", "misclass_se", "n_na",
-                           "hat", "fitted", "loo"};
-    SEXP vals[] = {df, mse, mse_se, mis, mis_se, n_na, hat, fitted, loo};
-    SEXP out = named_list(9, names, vals);
-    UNPROTECT(nprot);
+    const char *names[] = {"w", "mean", "m2", "n_na", "omh", "fitted", "loo", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    SEXP vals[] = {acc_w, acc_mean, acc_m2, n_na, omh, fitted, loo};
+    for (int k = 0; k < 7; k++) SET_VECTOR_ELT(out, k, vals[k]);
+    UNPROTECT(nprot + 1);
     return out;
 }

@@ -5,9 +5,9 @@
 SEXP rlsc_project(SEXP x, SEXP center, SEXP v)
 {
     int n, d, dv, r;
-    check_double_matrix(x, "x", &n, &d);
-    check_double_vector(center, "center", d);
-    check_double_matrix(v, "v", &dv, &r);
+    rlsc_check_double_matrix(x, "x", &n, &d);
+    rlsc_check_double_vector(center, "center", d);
+    rlsc_check_double_matrix(v, "v", &dv, &r);
     if (dv != d) error("'v' must have %d rows, not %d", d, dv);
 
     SEXP out = PROTECT(allocMatrix(REALSXP, n, r));
@@ -17,7 +17,7 @@ SEXP rlsc_project(SEXP x, SEXP center, SEXP v)
         if (d == 0) {
             memset(pb, 0, sizeof(double) * (size_t) n * r);
         } else {
-            int nb_max = block_rows(n, d, BLOCK_DOUBLES);
+            int nb_max = rlsc_block_rows(n, d, BLOCK_DOUBLES);
             double *buf = (double *) R_alloc((size_t) nb_max * d, sizeof(double));
             const double one = 1.0, zero = 0.0;
             for (int i0 = 0; i0 < n; i0 += nb_max) {
@@ -29,6 +29,7 @@ SEXP rlsc_project(SEXP x, SEXP center, SEXP v)
                 }
                 F77_CALL(dgemm)("N", "N", &nb, &r, &d, &one, buf, &nb, pv, &d,
                                 &zero, pb + i0, &n FCONE FCONE);
+                R_CheckUserInterrupt();
             }
         }
     }

@@ -1,4 +1,4 @@
-/* Every .Call entry point of rlsc, and the small checks they share. */
+/* Every .Call entry point of rlsc, and the small helpers they share. */
 #ifndef RLSC_H
 #define RLSC_H
 
@@ -12,34 +12,32 @@
 #endif
 
 /* moments.c: step 1, weighted means and centered co-moments over row blocks */
-SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept, SEXP want_gram);
+SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept);
 /* eigen.c: step 2, symmetric eigendecomposition (dsyevr), largest first */
 SEXP rlsc_eigen(SEXP s);
-void symmetric_eigen(double *a, int n, double *values, double *vectors);
-/* project.c: step 3 setup, B = (X - 1 c') V over row blocks */
+void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors);
+/* project.c: step 3 setup of the primal form, B = (X - 1 c') V over row blocks */
 SEXP rlsc_project(SEXP x, SEXP center, SEXP v);
-/* dual.c: weighted centered Gram A A' of the rows with positive weight */
-SEXP rlsc_dual_gram(SEXP x, SEXP w, SEXP center);
 /* path.c: step 3, leverages, fits, exact LOO outputs and criteria for a lambda grid */
-SEXP rlsc_loo_path(SEXP b, SEXP values, SEXP g, SEXP y, SEXP w, SEXP ybar,
-                   SEXP lambda, SEXP intercept, SEXP classify, SEXP keep);
-
+SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEXP w,
+                   SEXP omega, SEXP rows, SEXP lambda, SEXP complement, SEXP classify,
+                   SEXP keep);
 /* kernel.c: kernel matrices, and the eigendecomposition of the weighted
-   double-centered kernel as the B and Lambda of the dual form */
-SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params);
+   double-centered kernel (the dual form) */
+SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params, SEXP center);
 SEXP rlsc_kernel_asymmetry(SEXP k);
-SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP intercept, SEXP rel_tol);
-
+SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP center, SEXP intercept);
 /* check.c: max |x| in one pass (NA for NA/NaN), for R's own checks */
 SEXP rlsc_abs_max(SEXP x);
 
 /* check.c: argument checks that raise R errors instead of crashing */
-void check_double_matrix(SEXP x, const char *name, int *nrow, int *ncol);
-void check_double_vector(SEXP x, const char *name, R_xlen_t len);
-int check_flag(SEXP x, const char *name);
+void rlsc_check_double_matrix(SEXP x, const char *name, int *nrow, int *ncol);
+void rlsc_check_double_vector(SEXP x, const char *name, R_xlen_t len);
+int rlsc_check_flag(SEXP x, const char *name);
+void rlsc_mirror_upper(double *a, int n);
 
 /* rows per block: bounds scratch memory to about `budget` doubles */
 #define BLOCK_DOUBLES (1 << 17)
-int block_rows(int n, double per_row, double budget);
+int rlsc_block_rows(int n, double per_row, double budget);
 
 #endif

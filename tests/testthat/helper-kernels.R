@@ -40,3 +40,17 @@ ref_kernel_loo <- function(k, y, w = rep(1, nrow(k)), lambda, intercept = TRUE) 
   }
   out
 }
+
+# Diagonal of the hat matrix of weighted kernel RLS: the fit K c + b of the
+# bordered system is linear in y, so its columns are the fits of unit vectors.
+ref_kernel_hat <- function(k, w = rep(1, nrow(k)), lambda, intercept = TRUE) {
+  sol <- ref_bordered(k, diag(nrow(k)), w, lambda, intercept)
+  diag(ref_kernel_predict(sol, k))
+}
+
+# A smooth nonlinear signal in d dimensions, for kernel fits.
+sine_data <- function(n, seed, d = 2) {
+  set.seed(seed)
+  x <- matrix(runif(n * d, -2, 2), n)
+  list(x = x, y = sin(2 * x[, 1]) + 0.5 * x[, 2]^2 + rnorm(n, sd = 0.3))
+}

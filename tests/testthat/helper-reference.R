@@ -41,7 +41,7 @@ ref_misclass <- function(truth, loo, w = rep(1, length(truth))) {
   ref_criterion(as.numeric(pred != as.integer(truth)), w)
 }
 
-# Coding of a factor as in DESIGN.md section 3, written out independently.
+# Coding of a factor as in DESIGN.md, section 1, written out independently.
 ref_code <- function(f) {
   lev <- levels(f)
   if (length(lev) == 2L) return(matrix(ifelse(f == lev[2], 1, -1)))
@@ -95,4 +95,13 @@ ref_loo_qr <- function(x, y, w = rep(1, nrow(x)), lambda) {
     b <- rbind(sqrt(w[-i]) * y[-i, , drop = FALSE], matrix(0, d, ncol(y)))
     drop(cbind(1, x[i, , drop = FALSE]) %*% qr.coef(qr(a, LAPACK = TRUE), b))
   }, numeric(ncol(y)))
+}
+
+# Diagonal of the hat matrix of the weighted ridge fit with unpenalized
+# intercept, from the (d + 1) x (d + 1) normal equations: H = X1 M^-1 X1' W.
+ref_hat <- function(x, w = rep(1, nrow(x)), lambda, intercept = TRUE) {
+  x1 <- if (intercept) cbind(1, x) else x
+  pen <- diag(c(if (intercept) 0, rep(1, ncol(x))), ncol(x1))
+  m <- crossprod(x1, w * x1) + lambda * pen
+  rowSums((x1 %*% solve(m)) * x1) * w
 }

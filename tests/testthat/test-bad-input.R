@@ -282,12 +282,12 @@ test_that("predict() rejects bad `newdata` and `lambda`; integer and empty `newd
   expect_error(predict(fit, matrix("1", 2, 3)), "`newdata` must be a numeric matrix or data frame, not character matrix")
   expect_error(predict(fit, matrix(1i, 2, 3)), "not complex matrix")
   expect_error(predict(fit, d$x, type = "prob"), "'arg' should be one of")
-  expect_error(predict(fit, d$x, lambda = Inf), "^`lambda` must be a single value of the fitted grid, \"lambda_min\" or \"lambda_1se\", not Inf$")
+  expect_error(predict(fit, d$x, lambda = Inf), "^`lambda` must be a single number >= 0, \"lambda_min\" or \"lambda_1se\", not Inf$")
   expect_error(predict(fit, d$x, lambda = NaN), "not NaN")
   expect_error(predict(fit, d$x, lambda = NULL), "not NULL of length 0")
   expect_error(predict(fit, d$x, lambda = numeric()), "not double vector of length 0")
   expect_error(predict(fit, d$x, lambda = fit$lambda[1:2]), "not double vector of length 2")
-  expect_error(predict(fit, d$x, lambda = -fit$lambda_min), "is not on the fitted grid")
+  expect_error(predict(fit, d$x, lambda = -fit$lambda_min), "must be a single number >= 0")
   expect_error(predict(fit, d$x, lambda = "min"), "not min")
   ni <- matrix(1:6, 2)
   expect_identical(predict(fit, ni), predict(fit, ni * 1))
@@ -305,11 +305,10 @@ test_that("coef() and loo_predict() reject bad `lambda` and other objects", {
   expect_error(coef(fit, NULL), "not NULL of length 0")
   expect_error(loo_predict(fit, Inf), "not Inf$")
   expect_error(loo_predict(fit, NA_real_), "not NA$")
-  expect_error(loo_predict(fit, 5), "`lambda` = 5 is not on the fitted grid")
+  expect_error(loo_predict(fit, -5), "not -5$")
   expect_error(loo_predict(fit, 1, 2), "unknown argument\\(s\\): an unnamed argument")
   expect_error(loo_predict(list()), "no applicable method for 'loo_predict'")
-  # lambda exactly 0 matches only a grid value of exactly 0
-  expect_error(coef(fit, 0), "`lambda` = 0 is not on the fitted grid")
+  expect_error(coef(fit, "lambda_max"), "not lambda_max$")
 })
 
 test_that("plot() draws around lambda = 0 and undefined criteria", {

@@ -9,7 +9,7 @@ call_c <- function(name, args) do.call(.Call, c(list(getFromNamespace(name, "rls
 # where a matrix is expected, mismatched rows or columns and wrong lengths.
 entry_points <- list(
   C_rlsc_moments = list(
-    ok = list(matrix(1, 4, 2), matrix(1, 4, 1), rep(1, 4), TRUE, TRUE),
+    ok = list(matrix(1, 4, 2), matrix(1, 4, 1), rep(1, 4), TRUE),
     bad = list(
       list(1:8, "'x' must be a double matrix"), list(c(1, 2), "'x' must be a matrix"),
       list(matrix(1L, 4, 2), "'x' must be a double matrix"), list(NULL, "'x' must be a double matrix"),
@@ -17,11 +17,8 @@ entry_points <- list(
       list(matrix(1, 3, 1), "'y' must have 4 rows"), list(1, "'y' must be a matrix"),
       list("a", "'y' must be a double matrix"), list(matrix(TRUE, 4, 1), "'y' must be a double matrix"),
       list(rep(1, 3), "'w' must have length 4"), list(rep(1L, 4), "'w' must be a double vector"),
-      list(c(-1, 1, 1, 1), "'w' must be finite and non-negative"),
-      list(c(NaN, 1, 1, 1), "'w' must be finite and non-negative"),
-      list(NA, "'intercept' must be TRUE or FALSE"), list(1, "'intercept' must be TRUE or FALSE"),
-      list(c(TRUE, FALSE), "'want_gram' must be TRUE or FALSE"), list(NULL, "'want_gram' must be TRUE or FALSE")),
-    arg = c(1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 5, 5)),
+      list(NA, "'intercept' must be TRUE or FALSE"), list(1, "'intercept' must be TRUE or FALSE")),
+    arg = c(1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 4, 4)),
   C_rlsc_eigen = list(
     ok = list(diag(2)),
     bad = list(
@@ -38,32 +35,25 @@ entry_points <- list(
       list(diag(3), "'v' must have 2 rows, not 3"), list(c(1, 0), "'v' must be a matrix"),
       list(TRUE, "'v' must be a double matrix")),
     arg = c(1, 1, 2, 2, 3, 3, 3)),
-  C_rlsc_dual_gram = list(
-    ok = list(matrix(1, 4, 2), rep(1, 4), c(0, 0)),
-    bad = list(
-      list("a", "'x' must be a double matrix"), list(rep(1, 8), "'x' must be a matrix"),
-      list(rep(1, 3), "'w' must have length 4"), list(list(1, 1, 1, 1), "'w' must be a double vector"),
-      list(c(1, 1, 1, -Inf), "'w' must be finite and non-negative"),
-      list(0, "'center' must have length 2"), list(NULL, "'center' must be a double vector")),
-    arg = c(1, 1, 2, 2, 2, 3, 3)),
   C_rlsc_loo_path = list(
-    ok = list(matrix(1, 4, 2), c(2, 1), matrix(1, 2, 1), matrix(1:4 + 0, 4, 1), rep(1, 4), 0,
-              c(1, 0.5), TRUE, FALSE, TRUE),
+    ok = list(matrix(1, 4, 2), c(2, 1), matrix(1, 2, 1), rep(0.75, 4), matrix(0, 4, 1),
+              matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4), 1:4, c(1, 0.5), FALSE, FALSE, TRUE),
     bad = list(
-      list(1:8, "'b' must be a double matrix"), list(rep(1, 8), "'b' must be a matrix"),
-      list(1, "'values' must have length 2"), list(c(-1, 1), "'values' must be finite and non-negative"),
-      list(c(NA, 1), "'values' must be finite and non-negative"), list(2:1, "'values' must be a double vector"),
+      list(1:8, "'basis' must be a double matrix"), list(rep(1, 8), "'basis' must be a matrix"),
+      list(1, "'values' must have length 2"), list(2:1, "'values' must be a double vector"),
       list(matrix(1, 3, 1), "'g' must have 2 rows"), list(c(1, 1), "'g' must be a matrix"),
+      list(rep(1, 3), "'q' must have length 4"), list(rep(1L, 4), "'q' must be a double vector"),
+      list(matrix(0, 4, 2), "'r0' must be 4 x 1"), list(rep(0, 4), "'r0' must be a matrix"),
       list(matrix(1, 4, 2), "'y' must be 4 x 1"), list(matrix(1, 5, 1), "'y' must be 4 x 1"),
       list(rep(1, 4), "'y' must be a matrix"),
-      list(rep(0, 4), "'w' must have a positive sum"), list(rep(1, 5), "'w' must have length 4"),
-      list(c(1, 1, 1, NA), "'w' must be finite and non-negative"),
-      list(c(0, 0), "'ybar' must have length 1"), list(0L, "'ybar' must be a double vector"),
-      list(c(1, NA), "'lambda' must be finite and non-negative"), list(-1, "'lambda' must be finite and non-negative"),
+      list(rep(1, 5), "'w' must have length 4"), list(rep(1L, 4), "'w' must be a double vector"),
+      list(rep(1, 3), "'omega' must have length 4"), list(NULL, "'omega' must be a double vector"),
+      list(c(1, 5), "'rows' must be an integer vector"), list(c(1L, 5L), "'rows' must be in 1..4"),
+      list(0L, "'rows' must be in 1..4"),
       list("a", "'lambda' must be a double vector"), list(1L, "'lambda' must be a double vector"),
-      list(1, "'intercept' must be TRUE or FALSE"), list(NA, "'classify' must be TRUE or FALSE"),
+      list(1, "'complement' must be TRUE or FALSE"), list(NA, "'classify' must be TRUE or FALSE"),
       list(NULL, "'keep' must be TRUE or FALSE"), list(c(TRUE, TRUE), "'keep' must be TRUE or FALSE")),
-    arg = c(1, 1, 2, 2, 2, 2, 3, 3, 4, 4, 4, 5, 5, 5, 6, 6, 7, 7, 7, 7, 8, 9, 10, 10)),
+    arg = c(1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 6, 7, 7, 8, 8, 9, 9, 9, 10, 10, 11, 12, 13, 13)),
   C_rlsc_abs_max = list(
     ok = list(c(-3, 2)),
     bad = list(list(1:2, "'x' must be a double vector"), list("a", "'x' must be a double vector"),
@@ -100,18 +90,24 @@ test_that("abs_max is the largest magnitude, NA for NA or NaN, Inf for Inf", {
 })
 
 test_that("the C entry points survive empty inputs", {
-  mom <- call_c("C_rlsc_moments", list(matrix(numeric(), 0, 2), matrix(numeric(), 0, 1), numeric(), TRUE, TRUE))
+  mom <- call_c("C_rlsc_moments", list(matrix(numeric(), 0, 2), matrix(numeric(), 0, 1), numeric(), TRUE))
   expect_identical(mom$sumw, 0)
   expect_identical(dim(mom$sxx), c(2L, 2L))
   expect_identical(call_c("C_rlsc_eigen", list(matrix(numeric(), 0, 0)))$values, numeric())
   expect_identical(dim(call_c("C_rlsc_project", list(matrix(numeric(), 0, 2), c(0, 0), diag(2)))), c(0L, 2L))
-  expect_identical(dim(call_c("C_rlsc_dual_gram", list(matrix(1, 3, 0), rep(1, 3), numeric()))), c(3L, 3L))
-  path <- call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 1), matrix(1:4 + 0, 4, 1),
-                                         rep(1, 4), 2.5, numeric(), TRUE, FALSE, FALSE))
-  expect_identical(path$mse, numeric())
-  expect_error(call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 0), matrix(1, 4, 0),
-                                              rep(1, 4), numeric(), 1, TRUE, FALSE, FALSE)),
-               "'y' must have at least one column", fixed = TRUE)
+  path <- call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 1), rep(1, 4),
+                                         matrix(0, 4, 1), matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4),
+                                         1:4, numeric(), FALSE, FALSE, FALSE))
+  expect_identical(dim(path$mean), c(0L, 5L))
+  path <- call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 1), rep(1, 4),
+                                         matrix(0, 4, 1), matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4),
+                                         integer(), 1, FALSE, FALSE, TRUE))
+  expect_identical(path$n_na, 0)
+  expect_identical(dim(path$loo), c(0L, 1L, 1L))
+  expect_error(call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 0), rep(1, 4),
+                                              matrix(1, 4, 0), matrix(1, 4, 0), rep(1, 4), rep(1, 4),
+                                              1:4, 1, FALSE, FALSE, FALSE)),
+               "'g' must have at least one column", fixed = TRUE)
 })
 
 test_that("the moments merged over blocks equal the two-pass weighted moments", {
@@ -120,7 +116,7 @@ test_that("the moments merged over blocks equal the two-pass weighted moments", 
   x <- matrix(rnorm(n * 3, mean = 1e4), n)
   y <- matrix(rnorm(n * 2), n)
   w <- runif(n)
-  mom <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, TRUE, TRUE)
+  mom <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, TRUE)
   wmean <- function(col) sum(w * col) / sum(w)   # sum() accumulates in long double
   xbar <- apply(x, 2, wmean)
   ybar <- apply(y, 2, wmean)

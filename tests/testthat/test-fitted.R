@@ -6,7 +6,9 @@ test_that("fitted() and residuals() equal the reference fit", {
   expect_equal(unname(fitted(fit, l)), ref, tolerance = 1e-9)
   expect_equal(unname(residuals(fit, l)), d$y - ref, tolerance = 1e-9)
   expect_equal(fitted(fit, l), predict(fit, d$x, lambda = l), tolerance = 1e-10)
-  expect_error(fitted(fit, 1e-99), "not on the fitted grid")
+  # any lambda, not only the grid's
+  ref0 <- drop(ref_predict(ref_coef(d$x, d$y, lambda = 1e-99), d$x))
+  expect_equal(unname(fitted(fit, 1e-99)), ref0, tolerance = 1e-9)
 })
 
 test_that("classification residuals are on the -1/+1 coding", {

@@ -21,12 +21,6 @@ check_kernel_path <- function(fit, x, y, kfun, w = NULL, intercept = TRUE, at = 
   invisible(fit)
 }
 
-sine_data <- function(n, seed, d = 2) {
-  set.seed(seed)
-  x <- matrix(runif(n * d, -2, 2), n)
-  list(x = x, y = sin(2 * x[, 1]) + 0.5 * x[, 2]^2 + rnorm(n, sd = 0.3))
-}
-
 test_that("RBF LOO equals brute-force refits of the bordered system, with and without intercept", {
   d <- sine_data(40, 71)
   for (icpt in c(TRUE, FALSE)) {
@@ -181,22 +175,28 @@ test_that("custom kernels with parameter vectors are chosen like the built-in on
                "the custom `kernel` function must return a numeric 3 x 30 matrix for fun\\(newdata, x\\), not 2 x 2")
 })
 
-test_that("without keep_eigen only lambda_min and lambda_1se are available", {
+test_that("without keep_eigen every lambda of the grid is served, others need keep_eigen", {
   d <- sine_data(30, 78)
   fit <- rlsc(d$x, d$y, kernel = kernel_rbf(1))
   kept <- rlsc(d$x, d$y, kernel = kernel_rbf(1), keep_eigen = TRUE)
-  expect_null(fit$engine)
-  expect_false(is.null(kept$engine))
-  for (l in c("lambda_min", "lambda_1se")) {
-    expect_identical(coef(fit, l), coef(kept, l))
-    expect_identical(loo_predict(fit, l), loo_predict(kept, l))
+  expect_s3_class(fit$engine, "rlsc_snapshot")
+  expect_s3_class(kept$engine, "rlsc_dual")
+  for (l in c(list("lambda_min", "lambda_1se"), as.list(fit$lambda[c(1, 3, 57, 100)]))) {
+    expect_equal(coef(fit, l), coef(kept, l), tolerance = 1e-12)
+    expect_equal(loo_predict(fit, l), loo_predict(kept, l), tolerance = 1e-12)
+    expect_equal(fitted(fit, l), fitted(kept, l), tolerance = 1e-12)
+    expect_equal(hatvalues(fit, l), hatvalues(kept, l), tolerance = 1e-12)
+    expect_equal(predict(fit, d$x[1:5, , drop = FALSE], l), predict(kept, d$x[1:5, , drop = FALSE], l),
+                 tolerance = 1e-12)
   }
-  other <- fit$lambda[3]
-  expect_error(coef(fit, other), "is neither `lambda_min` nor `lambda_1se`; refit with `keep_eigen = TRUE`")
-  expect_error(loo_predict(fit, other), "refit with `keep_eigen = TRUE`")
-  expect_error(predict(fit, d$x, lambda = other), "refit with `keep_eigen = TRUE`")
-  expect_error(coef(fit, 1e-9), "not on the fitted grid")
-  expect_length(coef(kept, other), 31)
+  off <- mean(fit$lambda[3:4])
+  expect_error(coef(fit, off), "is not on the grid of this kernel fit.*refit with `keep_eigen = TRUE`")
+  expect_error(loo_predict(fit, off), "refit with `keep_eigen = TRUE`")
+  expect_error(predict(fit, d$x, lambda = off), "refit with `keep_eigen = TRUE`")
+  expect_length(coef(kept, off), 31)
+  # a value printed with fewer digits is still an off-grid value, but one
+  # within 1e-10 of a grid value is that value
+  expect_identical(coef(fit, fit$lambda[3] * (1 + 1e-12)), coef(fit, fit$lambda[3]))
 })
 
 test_that("predict() on kernel fits rejects bad new data", {

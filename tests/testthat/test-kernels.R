@@ -109,17 +109,19 @@ test_that("the C entry points reject wrong types and shapes", {
   call <- function(name, ...) .Call(getFromNamespace(name, "rlsc"), ...)
   x <- matrix(rnorm(8), 4)
   w <- rep(1, 4)
-  expect_error(call("C_rlsc_kernel_matrix", 1:8, NULL, "rbf", 1), "'x' must be a double matrix")
-  expect_error(call("C_rlsc_kernel_matrix", x, matrix(1, 2, 3), "rbf", 1), "'z' must have 2 columns")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "gauss", 1), "'type' must be")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, c("rbf", "rbf"), 1), "'type' must be a single string")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "rbf", c(1, 2)), "'params' must have length 1")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "rbf", -1), "'sigma' must be finite and positive")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "polynomial", c(0.5, 1, 1)), "'degree' must be")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "polynomial", c(2, NA, 1)), "'scale' and 'offset' must be finite")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "precomputed", numeric(0)), "must not be \"precomputed\"")
+  expect_error(call("C_rlsc_kernel_matrix", 1:8, NULL, "rbf", 1, NULL), "'x' must be a double matrix")
+  expect_error(call("C_rlsc_kernel_matrix", x, matrix(1, 2, 3), "rbf", 1, NULL), "'z' must have 2 columns")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "gauss", 1, NULL), "'type' must be")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, c("rbf", "rbf"), 1, NULL), "'type' must be a single string")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "rbf", c(1, 2), NULL), "'params' must have length 1")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "rbf", -1, NULL), "'sigma' must be finite and positive")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "polynomial", c(0.5, 1, 1), NULL), "'degree' must be")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "polynomial", c(2, NA, 1), NULL), "'scale' and 'offset' must be finite")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "precomputed", numeric(0), NULL), "must not be \"precomputed\"")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "linear", numeric(0), 1), "'center' must have length 2")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "linear", numeric(0), 1:2), "'center' must be a double vector")
   expect_error(call("C_rlsc_kernel_asymmetry", x), "'k' must be square")
-  ok <- list(x, w, "rbf", 1, TRUE, 1e-12)
+  ok <- list(x, w, "rbf", 1, NULL, TRUE)
   eig <- function(k, value) {
     args <- ok
     args[k] <- list(value)
@@ -127,13 +129,15 @@ test_that("the C entry points reject wrong types and shapes", {
   }
   expect_type(eig(1, x), "list")
   expect_error(eig(2, w[-1]), "'w' must have length 4")
-  expect_error(eig(2, -w), "'w' must be finite and non-negative")
-  expect_error(eig(2, 0 * w), "'w' must have a positive sum")
+  expect_error(eig(2, 0 * w), "'w' must have a positive element")
   expect_error(eig(3, "precomputed"), "'params' must have length 0")
-  expect_error(eig(5, NA), "'intercept' must be TRUE or FALSE")
-  expect_error(eig(6, -1), "'rel_tol' must be finite and non-negative")
-  expect_error(call("C_rlsc_kernel_eigen", x, w, "precomputed", numeric(0), TRUE, 0),
+  expect_error(eig(5, c(0, 0, 0)), "'center' must have length 2")
+  expect_error(eig(6, NA), "'intercept' must be TRUE or FALSE")
+  expect_error(call("C_rlsc_kernel_eigen", x, w, "precomputed", numeric(0), NULL, TRUE),
                "'x' must be a square kernel matrix, not 4 x 2")
-  expect_error(call("C_rlsc_kernel_eigen", x * 1e200, w, "polynomial", c(9, 1, 1), TRUE, 0),
+  expect_error(call("C_rlsc_kernel_eigen", x * 1e200, w, "polynomial", c(9, 1, 1), NULL, TRUE),
                "the kernel matrix has NA, NaN or Inf values")
+  # weights that overflow only once the kernel is weighted and centered
+  expect_error(call("C_rlsc_kernel_eigen", x, w * 1e300, "polynomial", c(3, 1e3, 1), NULL, TRUE),
+               "the weighted centered kernel matrix overflows")
 })

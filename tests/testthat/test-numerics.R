@@ -71,14 +71,27 @@ test_that("the reliability warning names the values of lambda it concerns", {
   expect_no_warning(loo_predict(fit, fit$lambda[100]))
 })
 
-test_that("a leverage within 1e-8 of 1 gives NA rather than digits lost to cancellation", {
+test_that("the dual LOO values stay exact however small lambda is; exactly interpolated points are NA", {
   set.seed(72)
   x <- matrix(rnorm(10 * 30), 10)
   y <- rnorm(10)
   xc <- sweep(x, 2, colMeans(x))
   top <- max(eigen(tcrossprod(xc), only.values = TRUE)$values)
-  expect_warning(fit <- rlsc_short(x, y, lambda = top * 10^-c(6, 12)), "undefined \\(NA\\)")
-  expect_identical(fit$path$n_na, c(0L, 10L))
-  expect_equal(unname(loo_predict(fit, fit$lambda[1])), drop(ref_loo_qr(x, y, lambda = fit$lambda[1])),
-               tolerance = 1e-8)
+  # 1 - h is about 1e-12 here: the direct formula 1 - sum(...) would keep four
+  # digits, the complement form of the dual keeps them all
+  fit <- rlsc_short(x, y, lambda = top * 10^-c(6, 12))
+  expect_identical(fit$path$n_na, c(0, 0))
+  for (l in fit$lambda) {
+    expect_equal(unname(loo_predict(fit, l)), drop(ref_loo_qr(x, y, lambda = l)), tolerance = 1e-9)
+  }
+  expect_lt(min(1 - hatvalues(fit, fit$lambda[2])), 1e-11)
+  expect_warning(fit0 <- rlsc_short(x, y, lambda = c(top, 0)), "undefined \\(NA\\) for up to 10 point")
+  expect_identical(fit0$path$n_na, c(0, 10))
+})
+
+test_that("in the primal form a leverage within 1e-8 of 1 gives NA rather than digits lost to cancellation", {
+  d <- make_data(30, 3, seed = 9)
+  x <- cbind(d$x, c(1 + 1e-5, rep(0, 29)))   # a column that nearly isolates point 1
+  expect_warning(fit <- rlsc_short(x, d$y, lambda = c(2, 1e-12)), "up to 1 point")
+  expect_identical(fit$path$n_na, c(0, 1))
 })

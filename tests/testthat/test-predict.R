@@ -33,7 +33,7 @@ test_that("predict() rejects bad new data and the class type for regression", {
   expect_error(predict(fit, d$x * NA), "`newdata` must not contain NA, NaN or Inf values")
   expect_identical(predict(fit), fitted(fit))
   expect_error(predict(fit, d$x, type = "class"), "`type` = \"class\" needs a classification fit")
-  expect_error(predict(fit, d$x, lambda = 123), "not on the fitted grid")
+  expect_error(predict(fit, d$x, lambda = -123), "not -123$")
 })
 
 test_that("predict() matches the columns of new data by name when they are the training ones reordered", {

@@ -112,7 +112,7 @@ test_that("lambda = 0 in the dual form is the minimum-norm interpolant with NA L
   expect_warning(fit <- rlsc_short(d$x, d$y, lambda = c(1, 0)),
                  "undefined \\(NA\\) for up to 8 point\\(s\\) at 1 value\\(s\\)")
   expect_true(is.na(fit$path$mse[2]))
-  expect_identical(fit$path$n_na, c(0L, 8L))
+  expect_identical(fit$path$n_na, c(0, 8))
   expect_identical(fit$lambda_min, 1)
   expect_warning(loo <- loo_predict(fit, 0), "undefined")
   expect_true(all(is.na(loo)))
@@ -127,7 +127,7 @@ test_that("a point with leverage one gets NA only where the leverage is one", {
   d <- make_data(30, 3, seed = 9)
   x <- cbind(d$x, c(1, rep(0, 29)))   # a dummy column that isolates point 1
   expect_warning(fit <- rlsc_short(x, d$y, lambda = c(2, 0)), "up to 1 point")
-  expect_identical(fit$path$n_na, c(0L, 1L))
+  expect_identical(fit$path$n_na, c(0, 1))
   loo <- suppressWarnings(loo_predict(fit, 0))
   expect_true(is.na(loo[1]))
   m <- lm(d$y ~ x)

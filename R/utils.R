@@ -1,0 +1,48 @@
+# Small helpers shared by the whole package.
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+# Errors about arguments, in one style: lower case, the argument in
+# backquotes, what was expected and what was got, no call.
+stop_arg <- function(...) stop(paste0(...), call. = FALSE)
+
+describe <- function(x) {
+  if (is.null(x)) return("NULL")
+  if (is.matrix(x)) return(paste(typeof(x), "matrix"))
+  if (is.factor(x)) return("a factor")
+  cls <- class(x)[1]
+  if (cls %in% c("numeric", "integer", "character", "logical", "complex")) {
+    return(paste(typeof(x), "vector"))
+  }
+  paste("an object of class", sQuote(cls, FALSE))
+}
+
+all_finite <- function(x) {
+  # one pass in C for doubles; range() is NA when any element is NA and
+  # infinite when any is infinite, and allocates nothing of the size of x
+  if (is.double(x)) return(is.finite(.Call(C_rlsc_abs_max, x)))
+  !length(x) || all(is.finite(suppressWarnings(range(x))))
+}
+
+check_no_dots <- function(...) {
+  if (!...length()) return(invisible())
+  nms <- dots_names(...) %||% character(...length())
+  nms[nms == ""] <- "an unnamed argument"
+  stop_arg("unknown argument(s): ", paste(nms, collapse = ", "))
+}
+
+# The names of `...` without evaluating it (NULL when none is named).
+dots_names <- function(...) names(substitute(list(...)))[-1L]
+
+column_names <- function(x) colnames(x) %||% sprintf("x%d", seq_len(ncol(x)))
+
+is_sparse <- function(x) inherits(x, "sparseMatrix")
+
+mat_crossprod <- function(x, y) {
+  if (is_sparse(x)) as.matrix(Matrix::crossprod(x, y)) else crossprod(x, y)
+}
+
+# "1 lambda value", "2 lambda values".
+count_of <- function(n, what, plural = paste0(what, "s")) {
+  paste(n, if (n == 1) what else plural)
+}
