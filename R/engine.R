@@ -23,21 +23,27 @@
 #              rows (dual, unless the kernel is precomputed; else NULL)
 #   kbar       weighted mean kernel row of those rows (dual; else NULL)
 #   rows       the indices of the rows of positive weight (dual; else NULL)
+#   source     for an engine fitted from chunks (chunk_fit.R), the chunk source
+#              and what reading it needs; its rows are not held, so `basis`,
+#              `direct`, `q`, `r0` and `w` are NULL and its path streams the
+#              chunks again.  NULL otherwise.
 # Methods: engine_path() (the LOO path over a grid of lambda), engine_coef()
 # (coefficients at one lambda) and engine_decision() (decision values of new
 # rows at one lambda).  The kernel fits' snapshot (class "rlsc_snapshot",
 # snapshot.R) answers the same methods at the lambdas of its grid.
 
 engine_fields <- c("form", "values", "dropped", "basis", "direct", "q", "r0", "g", "ybar",
-                   "w", "intercept", "center", "v", "kernel", "x", "kbar", "rows")
+                   "w", "intercept", "center", "v", "kernel", "x", "kbar", "rows", "source")
 
 new_engine <- function(form, values, dropped, basis, direct, q, r0, g, ybar, w, intercept,
                        center = NULL, v = NULL, kernel = NULL, x = NULL, kbar = NULL,
-                       rows = NULL) {
+                       rows = NULL, source = NULL) {
   eng <- list(form = form, values = values, dropped = dropped, basis = basis, direct = direct,
               q = q, r0 = r0, g = g, ybar = ybar, w = w, intercept = intercept,
-              center = center, v = v, kernel = kernel, x = x, kbar = kbar, rows = rows)
-  validate_engine(structure(eng, class = c(paste0("rlsc_", form), "rlsc_engine")))
+              center = center, v = v, kernel = kernel, x = x, kbar = kbar, rows = rows,
+              source = source)
+  class <- c(if (!is.null(source)) "rlsc_chunked", paste0("rlsc_", form), "rlsc_engine")
+  validate_engine(structure(eng, class = class))
 }
 
 # Cheap checks of types and dimensions (never of values): a malformed engine
@@ -57,13 +63,20 @@ validate_engine <- function(eng) {
   r <- length(eng$values)
   n <- length(eng$w)
   nt <- length(eng$ybar)
-  if (!is_num(eng$values) || !is_num(eng$dropped, 1L) || !is_num(eng$w) || !is_num(eng$ybar) ||
-      !nt) {
+  chunked <- !is.null(eng$source)
+  if (!is_num(eng$values) || !is_num(eng$dropped, 1L) || !(chunked || is_num(eng$w)) ||
+      !is_num(eng$ybar) || !nt) {
     bad("`values`, `dropped`, `w` and `ybar` must be double vectors")
   }
-  if (!is_mat(eng$basis, n, r) || !is_mat(eng$g, r, nt) || !is_mat(eng$r0, n, nt) ||
-      !is_num(eng$q, n) || !(is.logical(eng$direct) && length(eng$direct) == n)) {
-    bad("`basis` must be n x r, `g` r x T, `r0` n x T, `q` and `direct` of length n ",
+  if (!is_mat(eng$g, r, nt)) bad("`g` must be r x T (r = ", r, ", T = ", nt, ")")
+  if (chunked) {
+    if (!is.null(eng$basis) || !is.null(eng$w) || !is.list(eng$source) ||
+        !inherits(eng$source$src, "rlsc_chunks")) {
+      bad("an engine fitted from chunks holds no rows and needs its chunk `source`")
+    }
+  } else if (!is_mat(eng$basis, n, r) || !is_mat(eng$r0, n, nt) || !is_num(eng$q, n) ||
+             !(is.logical(eng$direct) && length(eng$direct) == n)) {
+    bad("`basis` must be n x r, `r0` n x T, `q` and `direct` of length n ",
         "(n = ", n, ", r = ", r, ", T = ", nt, ")")
   }
   if (!(is.logical(eng$intercept) && length(eng$intercept) == 1L && !is.na(eng$intercept))) {
@@ -71,7 +84,7 @@ validate_engine <- function(eng) {
   }
   if (!is.null(eng$center) && !is_num(eng$center)) bad("`center` must be a double vector")
   if (eng$form == "primal") {
-    if (!is_mat(eng$v, NA, r) || !is_num(eng$center, nrow(eng$v)) || !all(eng$direct)) {
+    if (!is_mat(eng$v, NA, r) || !is_num(eng$center, nrow(eng$v)) || !all(eng$direct %||% TRUE)) {
       bad("a primal engine needs `v` (d x r), `center` (d) and every row direct")
     }
   } else {
@@ -101,6 +114,7 @@ engine_path.rlsc_engine <- function(eng, y, lambda, classify = FALSE, keep = FAL
     g <- if (direct) eng$g else eng$g / sqrt(eng$values)
     part <- .Call(C_rlsc_loo_path, eng$basis, eng$values, g, eng$q, eng$r0, y, eng$w, eng$w,
                   rows, lambda, !direct, classify, keep)
+    part$npos <- sum(eng$w[rows] > 0)
     out <- merge_path(out, part, rows, nrow(eng$basis))
   }
   out$df <- effective_df(eng$values, lambda)
@@ -129,6 +143,7 @@ merge_path <- function(acc, part, rows, n) {
   if (is.null(acc)) return(part)
   part[c("w", "mean", "m2")] <- merge_stats(acc, part)
   part$n_na <- acc$n_na + part$n_na
+  part$npos <- acc$npos + part$npos
   part
 }
 
@@ -166,7 +181,7 @@ path_table <- function(path, lambda, npos, classify) {
 loo_table <- function(eng, resp, lambda) {
   classify <- resp$type == "classification"
   path <- engine_path(eng, resp$y, lambda, classify)
-  tab <- path_table(path, lambda, sum(eng$w > 0), classify)
+  tab <- path_table(path, lambda, path$npos, classify)
   defined <- tab$n_na == 0
   if (!all(is.finite(tab$mse[defined]))) {
     stop_arg("the leave-one-out errors overflow: `y` (or `x`) is too large in magnitude; ",
@@ -175,12 +190,14 @@ loo_table <- function(eng, resp, lambda) {
   tab
 }
 
-# Fitted values, LOO values and 1 - h at one lambda, n x T (n for omh).
-path_outputs <- function(eng, y, lambda) {
+# Fitted values, LOO values and 1 - h at one lambda, n x T (n for omh), with
+# the response and weights of those rows (an engine fitted from chunks reads
+# them again; otherwise they are the fit's own `y` and `w`).
+path_outputs <- function(eng, y, w, lambda) {
   path <- engine_path(eng, y, lambda, keep = TRUE)
-  n <- nrow(y)
+  n <- dim(path$loo)[1L]
   list(fitted = matrix(path$fitted, n), loo = matrix(path$loo, n), omh = path$omh[, 1L],
-       n_na = path$n_na)
+       n_na = path$n_na, y = path$y %||% y, weights = path$weights %||% w)
 }
 
 # The eigen-directions an engine keeps, one rule for every form: above the
@@ -263,6 +280,17 @@ spectral_filter <- function(values, lambda) {
   den <- values + lambda
   ifelse(den > 0, 1 / den, 0)
 }
+
+# What engine_decision() needs of an engine at one lambda: for a linear model
+# its coefficients alone (class "rlsc_linear"), for a kernel model the engine.
+engine_at <- function(eng, lambda) {
+  if (!is.null(eng$v) || identical(eng$kernel$name, "linear")) {
+    return(structure(engine_coef(eng, lambda), class = "rlsc_linear"))
+  }
+  eng
+}
+
+engine_decision.rlsc_linear <- function(eng, newx, lambda) linear_decision(newx, eng)
 
 # Decision values of a linear model from engine_coef(): intercept + x beta,
 # evaluated as base + (x - center) beta for dense x, which keeps the digits a

@@ -6,7 +6,7 @@
 # `cvm` and `cvsd` are read from it on access ($.rlsc).  `kernel` holds the
 # fields of a kernel fit (kernel_fit.R), which also gets class "rlsc_kernel_fit".
 new_rlsc <- function(call, engine, path, criterion, resp, weights, intercept, mode, x,
-                     scale = NULL, kernel = NULL) {
+                     scale = NULL, kernel = NULL, nobs = nrow(resp$y), npos = sum(weights > 0)) {
   sel <- select_lambda(path[[criterion]], path[[paste0(criterion, "_se")]],
                        if (criterion == "misclass") path$mse)
   fit <- c(list(
@@ -15,7 +15,7 @@ new_rlsc <- function(call, engine, path, criterion, resp, weights, intercept, mo
     index_min = sel$index_min, index_1se = sel$index_1se,
     type = resp$type, classes = resp$classes, multi = resp$multi, y = resp$y,
     weights = weights, intercept = intercept, mode = mode,
-    nobs = nrow(resp$y), nvars = ncol(x), xnames = column_names(x), rownames = rownames(x),
+    nobs = nobs, npos = npos, nvars = ncol(x), xnames = column_names(x), rownames = rownames(x),
     scale = scale), kernel)
   validate_rlsc(structure(fit, class = c(if (!is.null(kernel)) "rlsc_kernel_fit", "rlsc")))
 }
@@ -41,16 +41,21 @@ rlsc_field <- function(x, name) {
 # methods.
 validate_rlsc <- function(fit) {
   bad <- function(...) stop_arg("`object` is not a valid rlsc fit: ", ...)
-  need <- c("engine", "path", "criterion", "y", "weights", "nobs", "nvars", "xnames",
+  need <- c("engine", "path", "criterion", "y", "nobs", "npos", "nvars", "xnames",
             "index_min", "index_1se", "intercept")
   if (!is.list(fit) || !all(need %in% names(fit))) {
     bad("it lacks ", paste(setdiff(need, names(fit)), collapse = ", "))
   }
   y <- fit$y
-  n <- nrow(y)
+  chunked <- inherits(fit$engine, "rlsc_chunked")   # its rows stay in the chunks
+  n <- if (chunked) fit$nobs else nrow(y)
   if (!is.double(y) || !is.matrix(y) || !ncol(y)) bad("`y` must be a double matrix")
-  if (!identical(fit$nobs, n) || !is.double(fit$weights) || length(fit$weights) != n ||
-      !all_finite(fit$weights) || any(fit$weights < 0)) {
+  if (!is.numeric(fit$nobs) || length(fit$nobs) != 1L || !is.numeric(fit$npos) ||
+      length(fit$npos) != 1L || fit$npos > fit$nobs) {
+    bad("`nobs` and `npos` must count the observations")
+  }
+  if (!chunked && (fit$nobs != n || !is.double(fit$weights) || length(fit$weights) != n ||
+                   !all_finite(fit$weights) || any(fit$weights < 0))) {
     bad("`nobs`, `y` and `weights` must agree on the ", n, " observations, with finite ",
         "non-negative weights")
   }
@@ -76,7 +81,7 @@ validate_rlsc <- function(fit) {
   snapshot <- inherits(eng, "rlsc_snapshot")
   if (snapshot) validate_snapshot(eng) else validate_engine(eng)
   nt <- if (snapshot) dim(eng$loo)[2L] else ncol(eng$g)
-  if (length(eng$w) != n || nt != ncol(y)) bad("its engine does not match `y`")
+  if ((!chunked && length(eng$w) != n) || nt != ncol(y)) bad("its engine does not match `y`")
   if (!is.null(fit$kernel)) {
     params <- fit$kernel$params
     if (!all(vapply(params, function(p) length(p) == 1L && (!is.numeric(p) || is.finite(p)), NA)) ||

@@ -24,16 +24,17 @@ fitted.rlsc <- function(object, lambda = object$lambda_min, ...) {
 #' @export
 residuals.rlsc <- function(object, lambda = object$lambda_min, ...) {
   check_no_dots(...)
-  out <- fit_outputs(object, lambda)$fitted
-  out[] <- object$y - out   # keeps the row names of the fitted values
-  pad(object, out)
+  out <- fit_outputs(object, lambda)
+  resid <- out$fitted
+  resid[] <- out$y - out$fitted   # keeps the row names of the fitted values
+  pad(object, resid)
 }
 
 # Fitted values, LOO values (n x T, named) and 1 - h of a fit at one lambda.
 fit_outputs <- function(object, lambda) {
   validate_rlsc(object)
   l <- lambda_value(object, lambda)
-  out <- path_outputs(object$engine, object$y, l)
+  out <- path_outputs(object$engine, object$y, object$weights, l)
   names <- list(object$rownames, response_names(object))
   dimnames(out$fitted) <- dimnames(out$loo) <- names
   out$lambda <- l

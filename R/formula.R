@@ -4,7 +4,8 @@
 #'   model's own intercept (unpenalized) replaces the intercept column of the
 #'   model matrix; `- 1` or `+ 0` fits without one. A factor, character or
 #'   logical response means classification.
-#' @param data a data frame holding the variables of `formula`.
+#' @param data a data frame holding the variables of `formula`, or a chunk
+#'   source ([chunk_source()]) whose `read()` returns data frames.
 #' @param subset,na.action as for [lm()]; by default rows with `NA` are
 #'   omitted (`na.omit`); with `na.exclude` the outputs of [fitted()],
 #'   [residuals()] and [loo_predict()] are padded back with `NA`.
@@ -19,6 +20,13 @@ rlsc.formula <- function(formula, data, subset, weights, na.action, contrasts = 
   call <- match.call()
   if ("intercept" %in% dots_names(...)) {
     stop_arg("`intercept` is set by the formula: use `- 1` to fit without one")
+  }
+  if (!missing(data) && inherits(data, "rlsc_chunks")) {
+    if (!missing(subset)) stop_arg("`subset` does not apply to a chunk source: select rows in read()")
+    call[[1L]] <- as.name("rlsc")
+    return(chunked_formula(formula, data, if (!missing(weights)) substitute(weights),
+                           if (missing(na.action)) getOption("na.action", "na.omit") else na.action,
+                           contrasts, call, ...))
   }
   mf <- match.call(expand.dots = FALSE)
   mf <- mf[c(1L, match(c("formula", "data", "subset", "weights", "na.action"), names(mf), 0L))]

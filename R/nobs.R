@@ -11,4 +11,4 @@
 #' @examples
 #' fit <- rlsc(mpg ~ wt, data = mtcars, weights = rep(0:1, 16))
 #' nobs(fit)
-nobs.rlsc <- function(object, ...) sum(object$weights > 0)
+nobs.rlsc <- function(object, ...) object$npos

@@ -32,6 +32,8 @@ predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
   }
   if (missing(newdata) || is.null(newdata)) {
     f <- as.matrix(fitted(object, lambda = lambda))
+  } else if (inherits(newdata, "rlsc_chunks")) {
+    f <- predict_chunks(object, newdata, lambda)
   } else {
     f <- predict_matrix(object, newdata, lambda)
   }

@@ -17,7 +17,7 @@ print.rlsc <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   } else {
     paste0("regression, ", count_of(ncol(x$y), "response column"))
   }
-  cat(sprintf("Regularized least squares (%s): n = %d%s, d = %d, %s form, %s\n",
+  cat(sprintf("Regularized least squares (%s): n = %.0f%s, d = %d, %s form, %s\n",
               what, x$nobs, positive_note(x), x$nvars, x$mode,
               count_of(length(x$lambda), "lambda value")))
   cat(sprintf("Exact leave-one-out criterion: %s\n\n", criterion_label(x$criterion)))
@@ -31,8 +31,7 @@ print.rlsc <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
 }
 
 positive_note <- function(x) {
-  npos <- sum(x$weights > 0)
-  if (npos < x$nobs) sprintf(" (%d with positive weight)", npos) else ""
+  if (x$npos < x$nobs) sprintf(" (%.0f with positive weight)", x$npos) else ""
 }
 
 criterion_label <- function(criterion) {

@@ -75,15 +75,19 @@ encode_classes <- function(y) {
   if (length(classes) < 2L) {
     stop_arg("`y` must have at least 2 classes for classification, not ", length(classes))
   }
-  codes <- as.integer(y)
-  n <- length(y)
+  structure(class_matrix(as.integer(y), classes), classes = classes)
+}
+
+# The response columns of class codes 1..K: one column -1/+1 for two classes,
+# K one-vs-all columns otherwise.
+class_matrix <- function(codes, classes) {
+  n <- length(codes)
   if (length(classes) == 2L) {
-    out <- matrix(ifelse(codes == 2L, 1, -1), ncol = 1L, dimnames = list(NULL, classes[2L]))
-  } else {
-    out <- matrix(-1, n, length(classes), dimnames = list(NULL, classes))
-    out[cbind(seq_len(n), codes)] <- 1
+    return(matrix(2 * (codes == 2L) - 1, ncol = 1L, dimnames = list(NULL, classes[2L])))
   }
-  structure(out, classes = classes)
+  out <- matrix(-1, n, length(classes), dimnames = list(NULL, classes))
+  out[cbind(seq_len(n), codes)] <- 1
+  out
 }
 
 #' @rdname encode_classes

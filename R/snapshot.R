@@ -35,7 +35,7 @@ engine_path.rlsc_snapshot <- function(eng, y, lambda, classify = FALSE, keep = F
   loo <- eng$loo[, , idx, drop = FALSE]
   list(omh = eng$omh[, idx, drop = FALSE], fitted = eng$fitted[, , idx, drop = FALSE],
        loo = loo, n_na = colSums(is.na(loo[, 1L, , drop = FALSE]) & eng$w > 0)[1L, ],
-       df = effective_df(eng$values, lambda))
+       npos = sum(eng$w > 0), df = effective_df(eng$values, lambda))
 }
 
 engine_coef.rlsc_snapshot <- function(eng, lambda) {

@@ -14,9 +14,14 @@ column_scale <- function(x, w, intercept) {
     v <- drop(crossprod(w, sweep(x, 2L, m)^2)) / sw   # centered: no cancellation
     mean_sq <- v + m^2
   }
+  scale_from_variance(v, mean_sq)
+}
+
+# The scale of columns of weighted variance v and mean square mean_sq.
+# Constant columns (up to rounding) are left as they are: scaling their
+# rounding noise up to unit variance would invent a signal.
+scale_from_variance <- function(v, mean_sq) {
   s <- sqrt(v)
-  # constant columns (up to rounding) are left as they are: scaling their
-  # rounding noise up to unit variance would invent a signal
   s[!(s > 1e-10 * sqrt(mean_sq))] <- 1
   s
 }

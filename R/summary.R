@@ -31,10 +31,10 @@ summary.rlsc <- function(object, rows = 3L, ...) {
               table = table, coefficients = coefficients,
               kernel = if (!is.null(object$kernel)) format(object$kernel))
   if (object$type == "classification") {
-    loo <- fit_outputs(object, "lambda_min")$loo   # the fitted rows, not padded by na.exclude
-    truth <- decode_classes(object$y, object$classes)
-    keep <- object$weights > 0
-    out$confusion <- table(LOO = decode_classes(loo, object$classes)[keep], truth = truth[keep])
+    rows <- fit_outputs(object, "lambda_min")   # the fitted rows, not padded by na.exclude
+    truth <- decode_classes(rows$y, object$classes)
+    keep <- rows$weights > 0
+    out$confusion <- table(LOO = decode_classes(rows$loo, object$classes)[keep], truth = truth[keep])
   }
   structure(out, class = "summary.rlsc")
 }

@@ -50,7 +50,7 @@ glance.rlsc <- function(x, ...) {
 augment.rlsc <- function(x, data = x$model, lambda = x$lambda_min, ...) {
   check_no_dots(...)
   out <- fit_outputs(x, lambda)
-  cols <- list(.fitted = out$fitted, .loo = out$loo, .resid = x$y - out$fitted)
+  cols <- list(.fitted = out$fitted, .loo = out$loo, .resid = out$y - out$fitted)
   if (x$type == "classification") {
     cols$.class <- decode_classes(out$fitted, x$classes)
     cols$.loo_class <- decode_classes(out$loo, x$classes)

@@ -1,0 +1,84 @@
+# The map-reduce over the chunks of a source (DESIGN.md, section 11).  Chunks
+# go in tasks of several consecutive chunks; each task maps `fun` over its
+# chunks and merges the results on the worker with `merge`, so only one small
+# result per task travels back.  With future.apply installed and more than one
+# worker in the user's plan(), tasks run through future.apply::future_lapply();
+# otherwise in a plain loop.  The package never calls plan().  Progress goes
+# through progressr when it is installed (the user's handlers; silent unless
+# the user asks for it).
+
+map_chunks <- function(src, fun, merge, ..., what = "reading") {
+  chunks <- src$chunks
+  nchunks <- length(chunks)
+  workers <- if (requireNamespace("future", quietly = TRUE)) future::nbrOfWorkers() else 1
+  parallel <- workers > 1 && requireNamespace("future.apply", quietly = TRUE)
+  ntask <- if (parallel) min(nchunks, 4 * workers) else 1L
+  tasks <- unname(split(seq_len(nchunks), ceiling(seq_len(nchunks) * ntask / nchunks)))
+  progress <- if (requireNamespace("progressr", quietly = TRUE)) {
+    progressr::progressor(steps = nchunks)
+  }
+  read <- if (parallel) portable_reader(src$read) else src$read
+  args <- list(chunks = chunks, read = read, fun = fun, merge = merge, progress = progress, ...)
+  parts <- if (!parallel) {
+    lapply(tasks, function(idx) do.call(run_task, c(list(idx), args)))
+  } else {
+    tryCatch(
+      do.call(future.apply::future_lapply,
+              c(list(tasks, run_task), args,
+                list(future.seed = NULL, future.packages = "rlsc", future.chunk.size = 1L,
+                     future.label = "rlsc-task-%d"))),
+      error = function(e) {
+        if (inherits(e, "rlsc_chunk_error")) stop(e)
+        stop_arg("a worker failed while ", what, " ", failed_chunks(e, tasks, chunks), ": ",
+                 conditionMessage(e))
+      })
+  }
+  Reduce(merge, parts)
+}
+
+# A read() defined in the global environment refers to objects there that
+# the workers do not have: give it an environment of its own holding them.
+portable_reader <- function(read) {
+  if (!identical(environment(read), globalenv()) || !requireNamespace("globals", quietly = TRUE)) {
+    return(read)
+  }
+  found <- globals::cleanup(globals::globalsOf(read, envir = globalenv(), mustExist = FALSE))
+  environment(read) <- list2env(unclass(found)[names(found)], parent = globalenv())
+  read
+}
+
+# The chunks of the task a future error names (by its label), for messages.
+failed_chunks <- function(e, tasks, chunks) {
+  task <- as.integer(sub(".*rlsc-task-([0-9]+).*", "\\1", conditionMessage(e)))
+  if (is.na(task) || task > length(tasks)) return("the chunks")
+  idx <- tasks[[task]]
+  paste0("chunk(s) ", paste(idx, collapse = ", "), " (",
+         paste(vapply(chunks[idx], describe_chunk, ""), collapse = ", "), ")")
+}
+
+# One task: fun() over the chunks `idx`, merged as it goes.
+run_task <- function(idx, chunks, read, fun, merge, progress, ...) {
+  acc <- NULL
+  for (i in idx) {
+    part <- chunk_call(fun, chunks[[i]], i, read, ...)
+    acc <- if (is.null(acc)) part else merge(acc, part)
+    if (!is.null(progress)) progress()
+  }
+  acc
+}
+
+# fun(data, i, ...) on chunk i, read with read(); errors name the chunk.
+chunk_call <- function(fun, chunk, i, read, ...) {
+  data <- tryCatch(read(chunk), error = function(e) {
+    stop_chunk(i, chunk, "reading it failed: ", conditionMessage(e))
+  })
+  tryCatch(fun(data, i, ...), rlsc_chunk_error = function(e) stop(e), error = function(e) {
+    stop_chunk(i, chunk, conditionMessage(e))
+  })
+}
+
+stop_chunk <- function(i, chunk, ...) {
+  msg <- paste0("chunk ", i, " (", describe_chunk(chunk), "): ", ...)
+  stop(structure(class = c("rlsc_chunk_error", "error", "condition"),
+                 list(message = msg, call = NULL)))
+}

@@ -1,0 +1,189 @@
+# What every chunk must look like, and how its rows become the engine's x, y
+# and weights.  The template is built from the first chunk (and the levels
+# pre-scan) on the master and sent to the workers with the chunk descriptors:
+# the column names, the response's kind and classes, for formula fits the
+# terms, factor levels and contrasts, and after pass 1 the column scales of
+# `standardize = TRUE`.
+
+# The matrix interface: read() returns list(x = , y = , weights = ).
+matrix_template <- function(first, levels) {
+  if (is.data.frame(first)) {
+    stop_arg("the chunks are data frames: fit them with a formula, ",
+             "rlsc(y ~ ., data = <chunk source>)")
+  }
+  if (!is.list(first) || is.null(first$x) || is.null(first$y)) {
+    stop_arg("chunk 1: read() must return a data frame (for a formula) or ",
+             "list(x = , y = , weights = ), not ", describe(first))
+  }
+  x <- as_design(first$x)
+  y <- first$y
+  classify <- is.factor(y) || is.character(y) || is.logical(y)
+  template <- list(kind = "matrix", xnames = column_names(x), named = !is.null(colnames(x)),
+                   type = if (classify) "classification" else "regression")
+  if (classify) {
+    template$classes <- levels$y %||% if (is.logical(y)) c("FALSE", "TRUE")
+    template$scan <- if (is.null(template$classes)) "y" else character()
+  } else {
+    ycols <- NCOL(y)
+    template$y0 <- matrix(0, 0, ycols, dimnames = list(NULL, colnames(y)))
+    template$multi <- is.matrix(y)
+  }
+  template
+}
+
+# The levels pre-scan: one pass reading the values of the factor and
+# character columns (template$scan) when they were not given.
+scan_levels <- function(src, template) {
+  if (length(template$scan)) {
+    found <- map_chunks(src, chunk_levels, merge_levels, template = template,
+                        what = "scanning the levels of")
+    for (v in names(found)) {
+      template$xlev[[v]] <- found[[v]]
+    }
+    if (template$kind == "matrix") template$classes <- found$y
+    template$scan <- character()
+  }
+  if (template$type == "classification") {
+    if (template$kind == "formula") template$classes <- template$xlev[[template$response]]
+    template$xlev[[template$response %||% "y"]] <- NULL
+    if (length(template$classes) < 2L) {
+      stop_arg("the response must have at least 2 classes for classification, not ",
+               length(template$classes))
+    }
+    template$y0 <- class_matrix(integer(), template$classes)
+    template$multi <- length(template$classes) > 2L
+  }
+  template
+}
+
+# The distinct values of each scanned column of one chunk (of its model frame
+# for a formula fit), in the order factor() would give them.
+chunk_levels <- function(data, i, template) {
+  cols <- if (template$kind == "matrix") list(y = data$y) else {
+    stats::model.frame(template$terms, data, na.action = stats::na.pass)[template$scan]
+  }
+  lapply(cols, function(col) {
+    if (is.factor(col)) return(levels(col))
+    if (is.logical(col)) return(c("FALSE", "TRUE"))
+    sort(unique(as.character(col[!is.na(col)])))
+  })
+}
+
+merge_levels <- function(a, b) {
+  out <- a
+  for (v in names(b)) {
+    out[[v]] <- union(a[[v]], b[[v]])
+    if (!identical(out[[v]], a[[v]]) && !identical(out[[v]], b[[v]])) out[[v]] <- sort(out[[v]])
+  }
+  out
+}
+
+# The engine's x (n x d, scaled by template$scale), y (n x T) and weights of
+# one chunk, checked against the template.
+chunk_rows <- function(data, template) {
+  rows <- if (template$kind == "matrix") matrix_rows(data, template) else formula_rows(data, template)
+  if (!is.null(template$scale)) rows$x <- scale_columns(rows$x, template$scale)
+  rows
+}
+
+matrix_rows <- function(data, template) {
+  if (!is.list(data) || is.data.frame(data) || is.null(data$x) || is.null(data$y)) {
+    stop("read() must return list(x = , y = , weights = ) as chunk 1 did, not ", describe(data))
+  }
+  x <- as_design(data$x)
+  check_columns(column_names(x), template, !is.null(colnames(x)))
+  n <- nrow(x)
+  list(x = x, y = chunk_response(data$y, n, template), w = chunk_weights(data$weights, n))
+}
+
+check_columns <- function(names, template, named = TRUE) {
+  if (length(names) != length(template$xnames)) {
+    stop("it has ", length(names), " columns, chunk 1 has ", length(template$xnames))
+  }
+  if (named && template$named && !identical(names, template$xnames)) {
+    stop("its columns ", paste(names[names != template$xnames], collapse = ", "),
+         " differ from chunk 1's ", paste(template$xnames[names != template$xnames], collapse = ", "))
+  }
+}
+
+# The response of one chunk as an n x T double matrix, coded with the classes
+# found by the pre-scan.
+chunk_response <- function(y, n, template) {
+  if (NROW(y) != n) stop("`y` has ", NROW(y), " values for ", n, " rows")
+  if (template$type == "classification") {
+    if (!(is.factor(y) || is.character(y) || is.logical(y))) {
+      stop("`y` must be a factor or a character or logical vector as in chunk 1, not ", describe(y))
+    }
+    codes <- match(as.character(y), template$classes)
+    if (anyNA(codes)) {
+      new <- unique(as.character(y)[is.na(codes)])
+      stop("`y` has value(s) ", paste(sQuote(new, FALSE), collapse = ", "), " that the ",
+           "levels pre-scan did not see (", paste(template$classes, collapse = ", "), ")")
+    }
+    return(class_matrix(codes, template$classes))
+  }
+  if (!is.numeric(y)) stop("`y` must be numeric as in chunk 1, not ", describe(y))
+  y <- if (is.matrix(y)) y else matrix(y, ncol = 1L)
+  if (ncol(y) != ncol(template$y0)) stop("`y` has ", ncol(y), " columns, chunk 1's has ", ncol(template$y0))
+  if (!is.double(y)) storage.mode(y) <- "double"
+  if (!all_finite(y)) stop("`y` must not contain NA, NaN or Inf values")
+  y
+}
+
+chunk_weights <- function(w, n) {
+  if (is.null(w)) return(rep(1, n))
+  if (!is.numeric(w) || length(w) != n) stop("`weights` must be ", n, " numbers, not ", describe(w))
+  w <- as.double(w)
+  if (!all_finite(w) || any(w < 0)) stop("`weights` must be finite and non-negative")
+  w
+}
+
+# The formula interface: read() returns data frames.  Factor and character
+# columns of the model frame get their levels from `levels` or the pre-scan
+# (logical ones always have FALSE and TRUE).
+formula_template <- function(formula, first, levels, weights, na.action, contrasts) {
+  if (!is.data.frame(first)) {
+    stop_arg("chunk 1: read() must return a data frame for a formula fit, not ", describe(first))
+  }
+  mf <- stats::model.frame(formula, first, na.action = stats::na.pass)
+  terms <- attr(mf, "terms")
+  if (!attr(terms, "response")) stop_arg("`formula` must have a response, as in `y ~ x`")
+  environment(terms) <- globalenv()   # the terms travel to the workers: carry no data
+  classes <- attr(terms, "dataClasses")
+  response <- names(classes)[1L]
+  categorical <- names(classes)[classes %in% c("factor", "ordered", "character")]
+  y <- stats::model.response(mf)
+  classify <- is.factor(y) || is.character(y) || is.logical(y)
+  template <- list(kind = "formula", terms = terms, response = response,
+                   scan = setdiff(categorical, names(levels)),
+                   xlev = levels[intersect(names(levels), names(classes))],
+                   weights = weights, na.action = na.action, contrasts = contrasts,
+                   type = if (classify) "classification" else "regression", named = TRUE)
+  if (is.logical(y)) template$xlev[[response]] <- c("FALSE", "TRUE")
+  if (!classify) {
+    template$y0 <- matrix(0, 0, NCOL(y), dimnames = list(NULL, colnames(y)))
+    template$multi <- is.matrix(y)
+  }
+  template
+}
+
+formula_rows <- function(data, template) {
+  if (!is.data.frame(data)) stop("read() must return a data frame as chunk 1 did, not ", describe(data))
+  missing_vars <- setdiff(all.vars(template$terms), names(data))
+  if (length(missing_vars)) stop("it lacks the column(s) ", paste0("`", missing_vars, "`", collapse = ", "))
+  xlev <- template$xlev[setdiff(names(template$xlev), template$response)]
+  mf <- tryCatch(
+    eval(bquote(stats::model.frame(.(template$terms), data = data, weights = .(template$weights),
+                                   na.action = .(template$na.action), xlev = .(xlev)))),
+    error = function(e) {
+      if (!grepl("new level", conditionMessage(e))) stop(e)
+      stop(conditionMessage(e), " (levels the pre-scan did not see)", call. = FALSE)
+    })
+  x <- design_matrix(template$terms, mf, template$contrasts)
+  check_columns(colnames(x), template)
+  if (!is.double(x)) storage.mode(x) <- "double"
+  if (!all_finite(x)) stop("`x` must not contain NA, NaN or Inf values")
+  n <- nrow(x)
+  list(x = x, y = chunk_response(stats::model.response(mf), n, template),
+       w = chunk_weights(stats::model.weights(mf), n))
+}

@@ -1,0 +1,206 @@
+# Chunked fits equal the in-memory fit of the same rows, whatever the chunking.
+
+test_that("regression, multi-response and weights: every chunking gives the in-memory fit", {
+  d <- make_data(60, 4, ntarget = 2, seed = 201)
+  w <- runif(60, 0.2, 2)
+  w[c(7, 19, 33)] <- 0
+  for (icpt in c(TRUE, FALSE)) for (std in c(FALSE, TRUE)) {
+    for (y in list(d$y[, 1], d$y)) {
+      ref <- rlsc_short(d$x, y, weights = w, intercept = icpt, standardize = std)
+      for (k in names(chunkings(60, w))) {
+        fit <- rlsc_short(rows_source(d$x, y, w, chunkings(60, w)[[k]]), intercept = icpt,
+                          standardize = std)
+        expect_same_fit(fit, ref, info = paste(k, icpt, std, NCOL(y)))
+      }
+    }
+  }
+})
+
+test_that("binary and multiclass classification: every chunking gives the in-memory fit", {
+  set.seed(202)
+  x <- as.matrix(iris[, 1:4])
+  w <- runif(150, 0.5, 1.5)
+  for (y in list(iris$Species, droplevels(iris$Species[51:150]))) {
+    xs <- x[seq_along(y) + if (nlevels(y) == 2) 50 else 0, ]
+    ws <- w[seq_along(y)]
+    ref <- rlsc_short(xs, y, weights = ws)
+    for (k in names(chunkings(length(y)))) {
+      fit <- rlsc_short(rows_source(xs, y, ws, chunkings(length(y))[[k]]))
+      expect_same_fit(fit, ref, info = paste(k, nlevels(y)))
+    }
+  }
+})
+
+test_that("the methods of a chunked fit stream the source and equal the in-memory ones", {
+  d <- make_data(50, 3, seed = 203)
+  w <- c(0, runif(49))
+  src <- rows_source(d$x, d$y, w, chunkings(50)$uneven)
+  fit <- rlsc_short(src)
+  ref <- rlsc_short(d$x, d$y, weights = w)
+  l <- fit$lambda[30]
+  expect_equal(unname(loo_predict(fit, l)), unname(loo_predict(ref, l)), tolerance = 1e-10)
+  expect_equal(unname(fitted(fit)), unname(fitted(ref)), tolerance = 1e-10)
+  expect_equal(unname(residuals(fit, 2.5)), unname(residuals(ref, 2.5)), tolerance = 1e-10)
+  expect_equal(unname(hatvalues(fit, l)), unname(hatvalues(ref, l)), tolerance = 1e-10)
+  expect_equal(unname(predict(fit, src)), unname(predict(ref, d$x)), tolerance = 1e-10)
+  expect_equal(unname(predict(fit, d$x[1:3, ])), unname(predict(ref, d$x[1:3, ])), tolerance = 1e-10)
+  expect_identical(nobs(fit), nobs(ref))
+  expect_output(print(fit), "n = 50 \\(49 with positive weight\\), d = 3, chunked form")
+  expect_s3_class(summary(fit), "summary.rlsc")
+  cls <- rlsc_short(rows_source(as.matrix(iris[, 1:4]), iris$Species, chunks = chunkings(150)$two))
+  expect_equal(summary(cls)$confusion, summary(rlsc_short(iris[, 1:4], iris$Species))$confusion)
+})
+
+test_that("formula fits from data frame chunks: factor levels pre-scanned, or given", {
+  df <- transform(mtcars, cyl = factor(cyl), gear = as.character(gear), id = seq_len(32))
+  df$am <- factor(df$am, labels = c("auto", "manual"))
+  parts <- split(df, rep(1:4, each = 8))   # the first part has no 8-cylinder car...
+  parts[[1]]$cyl <- droplevels(parts[[1]]$cyl)
+  src <- chunk_source(parts, identity)
+  ref <- rlsc_short(mpg ~ wt + cyl + gear, data = df)
+  fit <- rlsc_short(mpg ~ wt + cyl + gear, data = src)
+  expect_same_fit(fit, ref)
+  expect_equal(predict(fit, df[1:5, ]), predict(ref, df[1:5, ]), tolerance = 1e-10)
+  expect_equal(unname(predict(fit, src)), unname(predict(ref, df)), tolerance = 1e-10)
+  cls_ref <- rlsc_short(am ~ wt + hp + cyl, data = df)
+  cls <- rlsc_short(am ~ wt + hp + cyl, data = src)
+  expect_same_fit(cls, cls_ref)
+  expect_identical(levels(predict(cls, df, type = "class")), c("auto", "manual"))
+  # given levels skip the pre-scan: every read() is then a pass
+  reads <- 0
+  counted <- chunk_source(parts, function(p) { reads <<- reads + 1; p },
+                          levels = list(cyl = c("4", "6", "8"), gear = c("3", "4", "5")))
+  fit2 <- rlsc_short(mpg ~ wt + cyl + gear, data = counted)
+  expect_same_fit(fit2, ref)
+  expect_identical(reads, 1 + 4 + 4)   # the first chunk, pass 1, pass 2
+  # weights by name, as for lm()
+  df$w <- seq(0.5, 2, length.out = 32)
+  expect_same_fit(suppressWarnings(rlsc(mpg ~ wt + hp, weights = w,
+                                        data = chunk_source(split(df, rep(1:3, length.out = 32)), identity))),
+                  suppressWarnings(rlsc(mpg ~ wt + hp, data = df, weights = w)))
+  # rows with NA are dropped per chunk, as na.omit drops them in memory
+  dfn <- df
+  dfn$hp[c(3, 20)] <- NA
+  expect_same_fit(rlsc_short(mpg ~ wt + hp, data = chunk_source(split(dfn, rep(1:2, 16)), identity)),
+                  rlsc_short(mpg ~ wt + hp, data = dfn))
+})
+
+test_that("chunk sources of files, a database and a file-backed matrix give the in-memory fit", {
+  d <- make_data(90, 3, seed = 204)
+  ref <- rlsc_short(d$x, d$y)
+  dir <- new_tempdir()
+  idx <- split(seq_len(90), rep(1:4, length.out = 90))
+  rds <- file.path(dir, paste0("part", 1:4, ".rds"))
+  for (i in 1:4) saveRDS(list(x = d$x[idx[[i]], ], y = d$y[idx[[i]]]), rds[i])
+  expect_same_fit(rlsc_short(chunk_files(rds)), ref)
+  df <- data.frame(y = d$y, d$x)
+  csv <- file.path(dir, paste0("part", 1:3, ".csv"))
+  for (i in 1:3) utils::write.csv(df[idx[[i]], ], csv[i], row.names = FALSE)
+  utils::write.csv(df[idx[[4]], ], file.path(dir, "part4.csv"), row.names = FALSE)
+  expect_same_fit(rlsc_short(y ~ ., data = chunk_files(c(csv, file.path(dir, "part4.csv")))),
+                  rlsc_short(y ~ ., data = df[unlist(idx), ]), tol = 1e-9)
+
+  skip_if_not_installed("RSQLite")
+  db <- file.path(dir, "data.sqlite")
+  con <- DBI::dbConnect(RSQLite::SQLite(), db)
+  DBI::dbWriteTable(con, "rows", cbind(id = 90:1, df))
+  DBI::dbDisconnect(con)
+  connect <- function() DBI::dbConnect(RSQLite::SQLite(), db, flags = RSQLite::SQLITE_RO)
+  src <- chunk_db(connect, "rows", chunk_rows = 20, key = "id")
+  expect_length(src$chunks, 5)
+  expect_same_fit(rlsc_short(y ~ . - id, data = src), rlsc_short(y ~ ., data = df), tol = 1e-9)
+  sub <- chunk_db(connect, "SELECT * FROM rows WHERE X1 > 1.5", chunk_rows = 7, key = "id")
+  expect_same_fit(rlsc_short(y ~ X2 + X3, data = sub), rlsc_short(y ~ X2 + X3, data = df[df$X1 > 1.5, ]),
+                  tol = 1e-9)
+
+  skip_if_not_installed("bigmemory")
+  bm <- bigmemory::filebacked.big.matrix(90, 4, backingfile = "bm.bin", descriptorfile = "bm.desc",
+                                         backingpath = dir)
+  bm[, ] <- cbind(d$x, d$y)
+  expect_same_fit(rlsc_short(chunk_bigmatrix(bm, y = 4, chunk_rows = 25)), ref)
+  yb <- bigmemory::filebacked.big.matrix(90, 1, backingfile = "y.bin", descriptorfile = "y.desc",
+                                         backingpath = dir)
+  yb[, 1] <- d$y
+  xb <- bigmemory::filebacked.big.matrix(90, 3, backingfile = "x.bin", descriptorfile = "x.desc",
+                                         backingpath = dir)
+  xb[, ] <- d$x
+  expect_same_fit(rlsc_short(chunk_bigmatrix(xb, yb, chunk_rows = 40)), ref)
+})
+
+test_that("parallel backends give the same fit, and workers get descriptors, not data", {
+  skip_on_cran()
+  skip_if_not_installed("future.apply")
+  d <- make_data(120, 4, ntarget = 1, seed = 205)
+  w <- runif(120)
+  ref <- rlsc_short(d$x, d$y, weights = w)
+  dir <- new_tempdir()
+  idx <- split(seq_len(120), rep(1:6, length.out = 120))
+  paths <- file.path(dir, paste0("p", 1:6, ".rds"))
+  for (i in 1:6) saveRDS(list(x = d$x[idx[[i]], ], y = d$y[idx[[i]]], weights = w[idx[[i]]]), paths[i])
+  src <- chunk_files(paths)
+  old <- options(future.globals.maxSize = 1e5)   # far below the data's size
+  on.exit(options(old), add = TRUE)
+  on.exit(future::plan("sequential"), add = TRUE)
+  for (backend in c("multisession", "cluster")) {
+    if (backend == "multisession") future::plan("multisession", workers = 2) else {
+      future::plan("cluster", workers = c("localhost", "localhost"))
+    }
+    fit <- rlsc_short(src)
+    expect_same_fit(fit, ref, info = backend)
+    # in the order of the chunks' rows
+    expect_equal(unname(loo_predict(fit)), unname(loo_predict(ref)[unlist(idx)]), tolerance = 1e-10)
+  }
+  # a read() written at the top level, referring to a global: its globals travel
+  future::plan("multisession", workers = 2)
+  env <- new.env(parent = globalenv())
+  assign("the_paths", paths, envir = env)
+  read <- eval(quote(function(i) readRDS(the_paths[i])), env)
+  expect_same_fit(rlsc_short(chunk_source(1:6, read)), ref)
+})
+
+test_that("progress is reported through progressr, one step per chunk and pass", {
+  skip_if_not_installed("progressr")
+  d <- make_data(40, 2, seed = 206)
+  old <- options(progressr.enable = TRUE)   # progressr is silent when not interactive
+  on.exit(options(old))
+  steps <- 0
+  withCallingHandlers(
+    rlsc_short(rows_source(d$x, d$y, chunks = chunkings(40)$uneven)),
+    progression = function(p) if (identical(p$type, "update")) steps <<- steps + 1)
+  expect_identical(steps, 14)   # 7 chunks, 2 passes
+})
+
+test_that("a chunked fit runs in less memory than the data", {
+  skip_on_cran()
+  skip_on_os(c("windows", "mac"))
+  dir <- new_tempdir()
+  # 160 MB of rows in 20 files; a child R process whose address space is
+  # capped at 260 MB (about 110 MB of which R itself takes) fits them in
+  # chunks, and fails to hold them all
+  set.seed(207)
+  for (i in 1:20) {
+    x <- matrix(rnorm(10000 * 100), 10000)
+    saveRDS(list(x = x, y = x[, 1] + rnorm(10000)), file.path(dir, sprintf("part%02d.rds", i)),
+            compress = FALSE)
+  }
+  script <- file.path(dir, "fit.R")
+  writeLines(c(
+    "args <- commandArgs(TRUE)",
+    "library(rlsc)",
+    "paths <- list.files(args[1], '^part.*rds$', full.names = TRUE)",
+    "if (args[2] == 'chunked') {",
+    "  cat('lambda_min', rlsc(chunk_files(paths))$lambda_min, '\\n')",
+    "} else {",
+    "  parts <- lapply(paths, readRDS)",
+    "  x <- do.call(rbind, lapply(parts, `[[`, 'x'))",
+    "  cat('lambda_min', rlsc(x, unlist(lapply(parts, `[[`, 'y')))$lambda_min, '\\n')",
+    "}"), script)
+  run <- function(how) {
+    cmd <- sprintf("ulimit -v 260000; '%s' --vanilla '%s' '%s' %s 2>&1", file.path(R.home("bin"), "Rscript"),
+                   script, dir, how)
+    suppressWarnings(system2("sh", c("-c", shQuote(cmd)), stdout = TRUE,
+                             env = paste0("R_LIBS=", paste(.libPaths(), collapse = ":"))))
+  }
+  expect_match(paste(run("chunked"), collapse = "\n"), "lambda_min [0-9.e+-]+")
+  expect_match(paste(run("memory"), collapse = "\n"), "cannot allocate")
+})
