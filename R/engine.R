@@ -161,27 +161,16 @@ merge_stats <- function(a, b) {
   merged
 }
 
-# The criteria of a path as a table, one row per lambda: each criterion's mean
-# and standard error over the npos observations of positive weight (NA where
-# a LOO value is undefined).
-path_table <- function(path, lambda, npos, classify) {
-  crit <- function(k) {
-    ok <- path$n_na == 0
-    m <- ifelse(ok, path$mean[, k], NA_real_)
-    se <- ifelse(ok, sqrt(path$m2[, k] / path$w[, k] / (npos - 1)), NA_real_)
-    list(m, se)
-  }
-  mse <- crit(1L)
-  mis <- if (classify) crit(3L) else list(NA_real_, NA_real_)
-  data.frame(lambda = lambda, df = path$df, mse = mse[[1L]], mse_se = mse[[2L]],
-             misclass = mis[[1L]], misclass_se = mis[[2L]], n_na = path$n_na)
-}
-
-# The LOO table of an engine over `lambda`, with the checks every fit makes.
-loo_table <- function(eng, resp, lambda) {
+# The leave-one-out table of an engine over `lambda` (criteria.R), with the
+# checks every fit makes.
+loo_table <- function(eng, resp, lambda, crit) {
   classify <- resp$type == "classification"
-  path <- engine_path(eng, resp$y, lambda, classify)
-  tab <- path_table(path, lambda, path$npos, classify)
+  run <- function(keep, lam) engine_path(eng, resp$y, lam, classify, keep)
+  path <- run(FALSE, lambda)
+  if (needs_values(crit)) {
+    path$value <- value_criterion(run, lambda, resp$y, eng$w %||% NULL, crit)
+  }
+  tab <- path_table(path, lambda, classify, crit)
   defined <- tab$n_na == 0
   if (!all(is.finite(tab$mse[defined]))) {
     stop_arg("the leave-one-out errors overflow: `y` (or `x`) is too large in magnitude; ",
@@ -285,7 +274,8 @@ spectral_filter <- function(values, lambda) {
 # its coefficients alone (class "rlsc_linear"), for a kernel model the engine.
 engine_at <- function(eng, lambda) {
   if (!is.null(eng$v) || identical(eng$kernel$name, "linear")) {
-    return(structure(engine_coef(eng, lambda), class = "rlsc_linear"))
+    cf <- at_lambdas(lambda, ncol(eng$g), function(l) engine_coef(eng, l))
+    return(structure(cf, class = "rlsc_linear"))
   }
   eng
 }

@@ -4,7 +4,7 @@
 # its snapshot at every lambda of its grid (snapshot.R).  The fit itself is
 # built by new_rlsc(), with class "rlsc_kernel_fit".
 
-fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, kernel,
+fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, crit, cv, kernel,
                        keep_eigen) {
   pos <- weights > 0
   if (kernel$name == "rbf" && is.null(kernel$params$sigma)) {
@@ -12,7 +12,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
   }
   settings <- expand_kernel(kernel)
   nk <- length(settings$kernels)
-  tiebreak <- criterion == "misclass"
+  tiebreak <- crit$name == "misclass"
   bar <- if (show_progress(nk)) {
     cli::cli_progress_bar("Exact LOO over the kernel parameters", total = nk)
   }
@@ -22,12 +22,12 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
     kern <- settings$kernels[[j]]
     eng <- dual_engine(kern, x, resp$y, weights, intercept)
     lam <- lambda %||% default_lambda(eng$values, nlambda)
-    tab <- loo_table(eng, resp, lam)
+    tab <- validation_table(eng, x, resp, weights, intercept, lam, crit, cv, kern)
     tables[[j]] <- tab
-    crit <- tab[[criterion]]
-    if (any(!is.na(crit))) {
-      sel <- select_lambda(crit, tab[[paste0(criterion, "_se")]], if (tiebreak) tab$mse)
-      score <- c(crit[sel$index_min], if (tiebreak) tab$mse[sel$index_min])
+    value <- tab[[crit$name]] * if (crit$maximize) -1 else 1
+    if (any(!is.na(value))) {
+      sel <- select_lambda(value, tab[[paste0(crit$name, "_se")]], if (tiebreak) tab$mse)
+      score <- c(value[sel$index_min], if (tiebreak) tab$mse[sel$index_min])
       if (is.null(best) || better_score(score, best$score)) {
         best <- list(j = j, score = score, sel = sel, lambda = lam, table = tab,
                      rank = length(eng$values),

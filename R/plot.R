@@ -33,7 +33,7 @@ plot.rlsc <- function(x, type = c("criterion", "coef"), response = 1L,
   lo <- x$cvm[ok] - x$cvsd[ok]
   hi <- x$cvm[ok] + x$cvsd[ok]
   graphics::plot(ll, x$cvm[ok], type = "n", xlab = xlab,
-                 ylab = ylab %||% criterion_label(x$criterion),
+                 ylab = ylab %||% criterion_label(x$criterion, x$cv),
                  ylim = range(lo, hi, na.rm = TRUE), ...)
   graphics::polygon(c(ll, rev(ll)), c(lo, rev(hi)), border = NA,
                     col = grDevices::adjustcolor("grey", 0.4))
@@ -113,7 +113,7 @@ plot.rlsc_kernel_fit <- function(x, type = c("criterion", "coef"), response = 1L
   crit <- tab[[x$criterion]]
   top <- max(crit[ok & !duplicated(setting)], x$cvm[x$index_1se], na.rm = TRUE)
   graphics::plot(log10(tab$lambda[ok]), crit[ok], type = "n", xlab = xlab,
-                 ylab = ylab %||% criterion_label(x$criterion), ylim = c(min(crit[ok]), top),
+                 ylab = ylab %||% criterion_label(x$criterion, x$cv), ylim = c(min(crit[ok]), top),
                  main = main, ...)
   chosen <- x$index_kernel
   for (i in seq_len(nrow(grid))) {
@@ -156,5 +156,5 @@ autoplot.rlsc <- function(object, ...) {
                                                    colour = .data$which), linetype = 2) +
     ggplot2::scale_x_log10() +
     ggplot2::scale_colour_manual(values = c(lambda_min = "firebrick", lambda_1se = "steelblue")) +
-    ggplot2::labs(x = "lambda", y = criterion_label(object$criterion), colour = NULL)
+    ggplot2::labs(x = "lambda", y = criterion_label(object$criterion, object$cv), colour = NULL)
 }

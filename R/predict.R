@@ -83,7 +83,9 @@ predict_design <- function(object, x, lambda) {
   }
   if (!is.null(object$scale)) x <- scale_columns(x, object$scale)
   if (!is.null(object$kernel) && is_sparse(x)) x <- as.matrix(x)
-  f <- engine_decision(object$engine, x, lambda_value(object, lambda))
+  f <- at_lambdas(lambda_value(object, lambda), ncol(object$y), function(l) {
+    list(f = engine_decision(object$engine, x, l))
+  })$f
   dimnames(f) <- list(rownames(x), response_names(object))
   f
 }

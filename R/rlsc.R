@@ -133,7 +133,8 @@ rlsc <- function(x, ...) UseMethod("rlsc")
 rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
                          weights = NULL, criterion = NULL, kernel = "linear",
                          mode = c("auto", "primal", "dual"), standardize = FALSE,
-                         keep_eigen = FALSE, ...) {
+                         keep_eigen = FALSE, cv = "loo", foldid = NULL, per_response = FALSE,
+                         penalty_factor = NULL, class_weights = NULL, ...) {
   call <- match.call()
   call[[1L]] <- as.name("rlsc")
   check_no_dots(...)
@@ -143,10 +144,13 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
   if (n < 2L) stop_arg("`x` must have at least 2 rows, not ", n)
   resp <- encode_response(y, n)
   weights <- check_weights(weights, n)
+  weights <- weights * class_weight_of(class_weights, resp)
   intercept <- check_flag(intercept, "intercept")
   nlambda <- check_count(nlambda, "nlambda")
   lambda <- check_lambda(lambda)
-  criterion <- check_criterion(criterion, resp$type)
+  cv <- check_cv(cv, foldid, n)
+  crit <- check_criterion(criterion, resp, cv$type)
+  crit <- check_per_response(per_response, crit, resp)
   mode <- match.arg(mode)
   standardize <- check_flag(standardize, "standardize")
   keep_eigen <- check_flag(keep_eigen, "keep_eigen")
@@ -161,20 +165,21 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
   if (!is.null(kernel)) {
     if (mode == "primal") stop_arg("`mode` = \"primal\" needs the linear kernel; kernel fits are dual")
     if (is_sparse(x)) x <- as.matrix(x)   # kernel matrices are dense anyway
-    found <- fit_kernel(x, resp, weights, lambda, nlambda, intercept, criterion, kernel,
+    found <- fit_kernel(x, resp, weights, lambda, nlambda, intercept, crit, cv, kernel,
                         keep_eigen)
-    return(new_rlsc(call, found$engine, found$path, criterion, resp, weights, intercept,
-                    "kernel", x, scale, kernel = found$kernel))
+    return(new_rlsc(call, found$engine, found$path, crit, resp, weights, intercept,
+                    "kernel", x, scale, kernel = found$kernel, cv = cv))
   }
   if (mode == "auto") mode <- if (ncol(x) <= sum(weights > 0)) "primal" else "dual"
   eng <- if (mode == "primal") primal_engine(x, resp$y, weights, intercept) else {
     dual_engine(kernel_linear(), x, resp$y, weights, intercept)
   }
   lambda <- lambda %||% default_lambda(eng$values, nlambda)
-  path <- loo_table(eng, resp, lambda)
+  path <- validation_table(eng, x, resp, weights, intercept, lambda, crit, cv,
+                           if (mode == "dual") kernel_linear())
   warn_undefined(path$n_na)
   warn_unreliable(eng, lambda)
-  fit <- new_rlsc(call, eng, path, criterion, resp, weights, intercept, mode, x, scale)
+  fit <- new_rlsc(call, eng, path, crit, resp, weights, intercept, mode, x, scale, cv = cv)
   if (length(eng$values)) warn_boundary(fit$index_min, length(lambda))
   fit
 }

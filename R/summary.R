@@ -17,15 +17,16 @@ summary.rlsc <- function(object, rows = 3L, ...) {
   check_no_dots(...)
   validate_rlsc(object)
   rows <- check_count(rows, "rows", min = 0L)
-  around <- seq(max(1L, object$index_min - rows), min(length(object$lambda), object$index_min + rows))
+  mid <- object$index_min[1L]
+  around <- seq(max(1L, mid - rows), min(length(object$lambda), mid + rows))
   shown <- c("lambda", "df", object$criterion, paste0(object$criterion, "_se"),
              if (object$criterion == "misclass") "mse", if (any(object$path$n_na > 0L)) "n_na")
   table <- object$path[around, shown]
-  table$selected <- ifelse(around == object$index_min, "lambda_min",
-                           ifelse(around == object$index_1se, "lambda_1se", ""))
+  table$selected <- ifelse(around %in% object$index_min, "lambda_min",
+                           ifelse(around %in% object$index_1se, "lambda_1se", ""))
   # a kernel fit has one dual coefficient per training row: see coef()
   coefficients <- if (is.null(object$kernel)) coefficient_table(object)
-  out <- list(call = object$call, type = object$type, criterion = object$criterion,
+  out <- list(call = object$call, type = object$type, criterion = object$criterion, cv = object$cv,
               nobs = object$nobs, nvars = object$nvars, mode = object$mode,
               lambda_min = object$lambda_min, lambda_1se = object$lambda_1se,
               table = table, coefficients = coefficients,
@@ -54,7 +55,7 @@ coefficient_table <- function(object) {
 print.summary.rlsc <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat("\nCall:  ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
   cat(sprintf("n = %d, d = %d, %s form; criterion: %s\n\n", x$nobs, x$nvars,
-              x$mode, criterion_label(x$criterion)))
+              x$mode, criterion_label(x$criterion, x$cv)))
   cat("Leave-one-out path around the minimum:\n")
   print(x$table, digits = digits, row.names = FALSE)
   if (!is.null(x$kernel)) cat("\nKernel chosen by leave-one-out:", x$kernel, "\n")
