@@ -21,7 +21,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
   for (j in seq_len(nk)) {
     kern <- settings$kernels[[j]]
     eng <- dual_engine(kern, x, resp$y, weights, intercept)
-    lam <- lambda %||% default_lambda(eng$values, nlambda)
+    lam <- lambda %||% default_lambda(eng$values, nlambda, least_squares_ok(eng, resp$y))
     tab <- loo_table(eng, resp, lam)
     tables[[j]] <- tab
     crit <- tab[[criterion]]
@@ -31,6 +31,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
       if (is.null(best) || better_score(score, best$score)) {
         best <- list(j = j, score = score, sel = sel, lambda = lam, table = tab,
                      rank = length(eng$values),
+                     beyond = beyond_grid(eng, resp, criterion, lam, sel$index_min),
                      engine = if (keep_eigen) eng else new_snapshot(eng, resp$y, lam))
       }
     }
@@ -44,7 +45,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
   }
   warn_undefined(best$table$n_na)
   # without any direction (a constant kernel) every lambda gives the same fit
-  if (best$rank) warn_boundary(best$sel$index_min, length(best$lambda))
+  if (best$rank) warn_boundary(best$sel$index_min, length(best$lambda), best$beyond)
   warn_kernel_boundary(settings$grid, best$j)
 
   chosen <- settings$kernels[[best$j]]

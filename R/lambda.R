@@ -3,12 +3,27 @@
 
 # Log-spaced and decreasing, from where the effective degrees of freedom
 # df(lambda) = sum(Lambda / (Lambda + lambda)) are about 0.1 down to where they
-# are within about 0.1 of the rank, spanning at most ten decades.
-default_lambda <- function(values, nlambda) {
+# are within about 1e-4 of the rank (spanning at most ten decades); with
+# `zero` (least_squares_ok()) the last of the `nlambda` values is lambda = 0,
+# least squares, beyond which nothing lies.  Small models thus reach their LOO
+# minimum inside the grid (mpg ~ wt: at df = 0.96, which a grid ending at
+# df = rank - 0.1 cut off).
+default_lambda <- function(values, nlambda, zero = FALSE) {
   if (!length(values)) return(10^seq(2, -2, length.out = nlambda))
+  npos <- nlambda - (zero && nlambda > 1L)
   hi <- 10 * sum(values)
-  lo <- max(0.1 / sum(1 / values), hi * 1e-10)
-  exp(seq(log(hi), log(lo), length.out = nlambda))
+  lo <- max(1e-4 / sum(1 / values), hi * 1e-10)
+  c(exp(seq(log(hi), log(lo), length.out = npos)), if (npos < nlambda) 0)
+}
+
+# Whether the default grid ends with lambda = 0: least squares is defined when
+# there are more observations of positive weight than coefficients and no
+# point has leverage 1 (no NA), and its LOO values are accurate when the
+# condition number passes warn_unreliable()'s test.
+least_squares_ok <- function(eng, y) {
+  r <- length(eng$values)
+  r > 0L && sum(eng$w > 0) > r + eng$intercept && !unreliable(eng, 0) &&
+    engine_path(eng, y, 0)$n_na == 0
 }
 
 # Indices of lambda_min and lambda_1se on a decreasing grid.  Ties in the
@@ -26,12 +41,41 @@ select_lambda <- function(cvm, cvsd, tiebreak = NULL) {
   list(index_min = index_min, index_1se = min(index_1se, index_min))
 }
 
-warn_boundary <- function(index, nlambda) {
-  if (nlambda < 2L || !(index %in% c(1L, nlambda))) return(invisible())
+# When lambda_min sits at an end of the grid (not at lambda = 0, beyond which
+# nothing lies), the exact criterion a few steps past that end: 10 to 1e8
+# times larger past the largest value, 10 to 1e4 times smaller and 0 past the
+# smallest, leaving out values warn_unreliable() would flag.  NULL when the
+# criterion does not decrease there (or lambda_min is inside the grid); the
+# best lambda beyond, its criterion and the criterion at lambda_min when it
+# does; NA when nothing beyond can be evaluated accurately.
+beyond_grid <- function(eng, resp, criterion, lambda, index) {
+  nl <- length(lambda)
+  if (nl < 2L || !index %in% c(1L, nl) || lambda[index] == 0 || !length(eng$values)) return(NULL)
+  edge <- lambda[index]
+  probe <- if (index == 1L) edge * 10^c(1, 2, 4, 8) else c(edge * 10^-c(1, 2, 4), 0)
+  probe <- probe[!unreliable(eng, probe)]
+  if (!length(probe)) return(NA)
+  crit <- loo_table(eng, resp, c(edge, probe))[[criterion]]
+  best <- which.min(crit[-1L])
+  if (!length(best) || !(crit[best + 1L] < crit[1L] * (1 - 1e-8))) return(NULL)
+  list(lambda = probe[best], value = crit[best + 1L], edge = crit[1L])
+}
+
+# The warning for lambda_min at an end of the grid, given what beyond_grid()
+# found there (NA: not looked at, so the criterion only may keep decreasing).
+warn_boundary <- function(index, nlambda, beyond = NA) {
+  if (nlambda < 2L || !(index %in% c(1L, nlambda)) || is.null(beyond)) return(invisible())
   end <- if (index == 1L) "largest" else "smallest"
-  warning("`lambda_min` is the ", end, " value of the `lambda` grid; ",
-          "the criterion may keep decreasing beyond it, so consider extending the grid",
-          call. = FALSE)
+  if (identical(beyond, NA)) {
+    warning("`lambda_min` is the ", end, " value of the `lambda` grid; ",
+            "the criterion may keep decreasing beyond it, so consider extending the grid",
+            call. = FALSE)
+    return(invisible())
+  }
+  warning("`lambda_min` is the ", end, " value of the `lambda` grid, and the criterion keeps ",
+          "decreasing beyond it: ", format(beyond$value, digits = 4), " at lambda = ",
+          format(beyond$lambda, digits = 3), " against ", format(beyond$edge, digits = 4),
+          "; extend the grid", call. = FALSE)
 }
 
 # The value of a method's `lambda` argument: "lambda_min" or "lambda_1se" (also

@@ -42,9 +42,15 @@
 #'   (first / second level); with \eqn{K \ge 3} levels one-vs-all, \eqn{K}
 #'   columns of +1 for the class and -1 elsewhere.
 #' @param lambda optional grid of penalties \eqn{\lambda \ge 0} (sorted
-#'   decreasing, duplicates dropped); by default `nlambda` values log-spaced
-#'   between where the effective degrees of freedom are about 0.1 and within
-#'   about 0.1 of the rank. The methods of linear fits take any
+#'   decreasing, duplicates dropped). By default `nlambda` values, log-spaced
+#'   from where the effective degrees of freedom are about 0.1 to where they
+#'   are within about `1e-4` of the rank (at most ten decades), the last one
+#'   replaced by \eqn{\lambda = 0}, least squares, when that is defined and
+#'   accurate (more observations of positive weight than coefficients, no point
+#'   of leverage 1, a condition number below `1e9`): then no minimum is cut off
+#'   at the small end. When `lambda_min` is an end of the grid (other than 0),
+#'   the criterion is computed a few steps beyond it, and a warning says so
+#'   only if it keeps decreasing there. The methods of linear fits take any
 #'   \eqn{\lambda \ge 0}, computed exactly from the stored factorization;
 #'   those of kernel fits the values of this grid (any value with
 #'   `keep_eigen = TRUE`).
@@ -170,11 +176,14 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
   eng <- if (mode == "primal") primal_engine(x, resp$y, weights, intercept) else {
     dual_engine(kernel_linear(), x, resp$y, weights, intercept)
   }
-  lambda <- lambda %||% default_lambda(eng$values, nlambda)
+  lambda <- lambda %||% default_lambda(eng$values, nlambda, least_squares_ok(eng, resp$y))
   path <- loo_table(eng, resp, lambda)
   warn_undefined(path$n_na)
   warn_unreliable(eng, lambda)
   fit <- new_rlsc(call, eng, path, criterion, resp, weights, intercept, mode, x, scale)
-  if (length(eng$values)) warn_boundary(fit$index_min, length(lambda))
+  if (length(eng$values)) {
+    warn_boundary(fit$index_min, length(lambda),
+                  beyond_grid(eng, resp, criterion, lambda, fit$index_min))
+  }
   fit
 }
