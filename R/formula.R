@@ -125,3 +125,23 @@ model.frame.rlsc <- function(formula, ...) {
   }
   formula$model
 }
+
+#' The formula of an rlsc fit
+#'
+#' The model formula of a fit made with a formula, as [formula()] gives it for
+#' [lm()]: with `.` expanded into the variables it stood for, and the
+#' environment of the original formula.
+#'
+#' @param x an [rlsc()] fit made with a formula.
+#' @param ... not used.
+#' @return A formula.
+#' @export
+#' @examples
+#' formula(rlsc(mpg ~ ., data = mtcars))
+formula.rlsc <- function(x, ...) {
+  check_no_dots(...)
+  if (is.null(x$terms)) {
+    stop_arg("this fit was made from a matrix, not a formula: it has no formula")
+  }
+  stats::formula(x$terms)
+}
