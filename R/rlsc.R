@@ -33,6 +33,19 @@
 #' defined LOO value: it is `NA`, the criterion at that \eqn{\lambda} is `NA`,
 #' and one warning says how many.
 #'
+#' @section Standardization and cross-validation:
+#' With `standardize = TRUE` the columns are scaled once, by their standard
+#' deviations over all the data, and the leave-one-out values are exact for
+#' the model **with these full-data column scales held fixed**: the fit that
+#' leaves point \eqn{i} out uses the same scales. `glmnet::cv.glmnet()`
+#' re-standardizes within each fold (each fold's fit scales the columns by
+#' their standard deviations over its own training rows), so its
+#' cross-validation error, and the \eqn{\lambda} it picks, can differ slightly
+#' from these even with `nfolds = n`. Likewise the mapping of this
+#' \eqn{\lambda} onto glmnet's (`vignette("lambda-scales")`, \eqn{\lambda =
+#' n \lambda_g / s_y}) holds for a single fit: each glmnet fold fits with its
+#' own \eqn{n} and standard deviation \eqn{s_y} of the response.
+#'
 #' @param x a numeric matrix, a data frame of numeric columns, or a sparse
 #'   `Matrix` (e.g. a `dgCMatrix`, never densified), one row per observation.
 #'   Integer and logical values are converted to double.
@@ -83,7 +96,11 @@
 #'   do. Coefficients and predictions are on the original scale; `lambda`
 #'   applies to the standardized columns (with unit weights exactly
 #'   `MASS::lm.ridge()`'s `lambda`). The default `FALSE` fits `x` as given.
-#'   For kernels the scaling is applied before the kernel.
+#'   For kernels the scaling is applied before the kernel, so that
+#'   [predict()] takes new data in the original units. See the section
+#'   "Standardization and cross-validation" for what the exact LOO then means.
+#'   The `y` of the default method may also be a data frame: one column is
+#'   taken as that column, several numeric ones as a response matrix.
 #' @param keep_eigen for kernel fits: keep the eigendecomposition of the chosen
 #'   kernel (about \eqn{n \times n} numbers), so that the methods work at any
 #'   \eqn{\lambda \ge 0}. By default a kernel fit keeps instead, for the

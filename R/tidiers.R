@@ -36,6 +36,7 @@
 NULL
 
 #' @rdname rlsc_tidiers
+#' @usage \method{tidy}{rlsc}(x, ...)
 #' @exportS3Method generics::tidy
 tidy.rlsc <- function(x, ...) {
   check_no_dots(...)
@@ -44,6 +45,7 @@ tidy.rlsc <- function(x, ...) {
 }
 
 #' @rdname rlsc_tidiers
+#' @usage \method{glance}{rlsc}(x, ...)
 #' @exportS3Method generics::glance
 glance.rlsc <- function(x, ...) {
   check_no_dots(...)
@@ -52,6 +54,7 @@ glance.rlsc <- function(x, ...) {
 }
 
 #' @rdname rlsc_tidiers
+#' @usage \method{augment}{rlsc}(x, data = x$model, newdata = NULL, lambda = x$lambda_min, ...)
 #' @exportS3Method generics::augment
 augment.rlsc <- function(x, data = x$model, newdata = NULL, lambda = x$lambda_min, ...) {
   check_no_dots(...)

@@ -76,11 +76,8 @@ test_that("summary() shows both lambdas for one response column and lambda_min f
   cl <- rlsc(Species ~ ., data = iris)
   s3 <- summary(cl)
   expect_identical(s3$coefficients, coef(cl, "lambda_min"))
-  # the help page says the same (the source's man/ under make unit, the installed one in a check)
-  rd_file <- test_path("..", "..", "man", "summary.rlsc.Rd")
-  rd <- if (file.exists(rd_file)) tools::parse_Rd(rd_file) else tools::Rd_db("rlsc")[["summary.rlsc.Rd"]]
-  skip_if(is.null(rd), "no help page to read")
-  txt <- paste(capture.output(tools::Rd2txt(rd, options = list(underline_titles = FALSE))), collapse = " ")
-  txt <- gsub("\\s+", " ", gsub("['\u2018\u2019]", "", txt))
+  # the help page says the same
+  txt <- rd_text("summary.rlsc")
+  skip_if(is.null(txt), "no help page to read")
   expect_match(txt, "side by side; with several response columns or classes, at lambda_min only", fixed = TRUE)
 })

@@ -71,3 +71,14 @@ test_that("augment(newdata = ) adds predictions to new data, as broom does for l
   expect_error(generics::augment(fit, data = mtcars, newdata = new),
                "^`data` and `newdata` must not both be given; `newdata` is augmented$")
 })
+
+test_that("the tidiers and autoplot() are documented as S3 methods, not as callable functions", {
+  for (page in c("rlsc_tidiers", "autoplot.rlsc")) {
+    txt <- rd_text(page)
+    skip_if(is.null(txt), "no help page to read")
+    expect_false(grepl("(tidy|glance|augment|autoplot)\\.rlsc\\(", txt), label = page)
+  }
+  expect_match(rd_text("rlsc_tidiers"), "## S3 method for class rlsc tidy(x, ...)", fixed = TRUE)
+  expect_match(rd_text("rlsc_tidiers"), "augment(x, data = x$model, newdata = NULL, lambda = x$lambda_min, ...)", fixed = TRUE)
+  expect_match(rd_text("autoplot.rlsc"), "## S3 method for class rlsc autoplot(object, ...)", fixed = TRUE)
+})
