@@ -112,17 +112,27 @@ fit_chunks <- function(src, template, call, lambda, nlambda, intercept, criterio
     mom$folds <- lapply(mom$folds, scale_moments, template$scale)
   }
   eng <- chunked_engine(src, template, mom, intercept)
-  lambda <- lambda %||% default_lambda(eng$values, nlambda)
-  path <- if (is.null(cv$K)) loo_table(eng, resp, lambda, crit) else {
-    chunked_kfold_table(eng, mom$folds, intercept, lambda, crit)
+  lambda <- lambda %||% default_lambda(eng$values, nlambda,
+                                       least_squares_ok(eng, NULL, sum(mom$npos)))
+  table_at <- function(l) {
+    if (is.null(cv$K)) loo_table(eng, resp, l, crit) else {
+      chunked_kfold_table(eng, mom$folds, intercept, l, crit)
+    }
   }
+  # pass 2 also evaluates the lambdas beyond_grid() probes past the ends of the
+  # grid, so that the boundary check reads no chunk again
+  probes <- setdiff(beyond_probes(eng, lambda), lambda)
+  extended <- table_at(c(lambda, probes))
+  path <- extended[seq_along(lambda), ]
+  table_at <- function(l) extended[match(l, extended$lambda), ]
   warn_undefined(path$n_na)
   warn_unreliable(eng, lambda)
-  x0 <- matrix(0, 0, length(template$xnames), dimnames = list(NULL, template$xnames))
+  x0 <- matrix(0, 0, length(template$xnames),
+               dimnames = if (template$named) list(NULL, template$xnames))
   fit <- new_rlsc(call, eng, path, crit, resp, weights = NULL, intercept = intercept,
                   mode = "chunked", x = x0, scale = template$scale, nobs = sum(mom$n),
                   npos = sum(mom$npos), cv = cv)
-  if (length(eng$values)) warn_boundary(fit$index_min, length(lambda))
+  check_boundary(fit, eng, table_at)
   fit
 }
 

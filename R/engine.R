@@ -244,8 +244,7 @@ check_overflow <- function(gram, arg) {
 warn_unreliable <- function(eng, lambda) {
   values <- eng$values
   if (!length(values)) return(invisible())
-  cond <- max(values) / (min(values) + lambda)
-  bad <- cond > 1e9 | (lambda > 0 & eng$dropped > 1e-6 * lambda)
+  bad <- unreliable(eng, lambda)
   if (!any(bad)) return(invisible())
   warning(sprintf(paste0(
     "leave-one-out values may be inaccurate (relative error above 1e-6) at %d value(s) ",
@@ -253,6 +252,11 @@ warn_unreliable <- function(eng, lambda) {
     "eigenvalues dropped as numerically zero; use larger values of `lambda`"),
     sum(bad), format(max(lambda[bad]), digits = 3), format(max(values), digits = 3)),
     call. = FALSE)
+}
+
+unreliable <- function(eng, lambda) {
+  values <- eng$values
+  max(values) / (min(values) + lambda) > 1e9 | (lambda > 0 & eng$dropped > 1e-6 * lambda)
 }
 
 warn_undefined <- function(n_na) {

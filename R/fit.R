@@ -17,9 +17,9 @@ new_rlsc <- function(call, engine, path, crit, resp, weights, intercept, mode, x
     lambda_1se = stats::setNames(path$lambda[sel$index_1se], names(sel$index_1se)),
     index_min = sel$index_min, index_1se = sel$index_1se,
     type = resp$type, classes = resp$classes, multi = resp$multi, y = resp$y,
-    weights = weights, intercept = intercept, mode = mode,
-    nobs = nobs, npos = npos, nvars = ncol(x), xnames = column_names(x), rownames = rownames(x),
-    scale = scale), kernel)
+    yfactor = resp$yfactor, weights = weights, intercept = intercept, mode = mode,
+    nobs = nobs, npos = npos, nvars = ncol(x), xnames = column_names(x),
+    named_columns = !is.null(colnames(x)), rownames = rownames(x), scale = scale), kernel)
   validate_rlsc(structure(fit, class = c(if (!is.null(kernel)) "rlsc_kernel_fit", "rlsc")))
 }
 

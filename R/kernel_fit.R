@@ -21,7 +21,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, crit, cv, k
   for (j in seq_len(nk)) {
     kern <- settings$kernels[[j]]
     eng <- dual_engine(kern, x, resp$y, weights, intercept)
-    lam <- lambda %||% default_lambda(eng$values, nlambda)
+    lam <- lambda %||% default_lambda(eng$values, nlambda, least_squares_ok(eng, resp$y))
     tab <- validation_table(eng, x, resp, weights, intercept, lam, crit, cv, kern)
     tables[[j]] <- tab
     value <- tab[[crit$name]] * if (crit$maximize) -1 else 1
@@ -31,6 +31,13 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, crit, cv, k
       if (is.null(best) || better_score(score, best$score)) {
         best <- list(j = j, score = score, sel = sel, lambda = lam, table = tab,
                      rank = length(eng$values),
+                     # K-fold past the grid would cost K more decompositions: say "may"
+                     beyond = if (cv$type == "kfold") {
+                       if (lam[sel$index_min] > 0) NA
+                     } else {
+                       beyond_grid(eng, function(l) loo_table(eng, resp, l, crit), crit$name,
+                                   crit$maximize, lam, sel$index_min)
+                     },
                      engine = if (keep_eigen) eng else new_snapshot(eng, resp$y, lam))
       }
     }
@@ -44,7 +51,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, crit, cv, k
   }
   warn_undefined(best$table$n_na)
   # without any direction (a constant kernel) every lambda gives the same fit
-  if (best$rank) warn_boundary(best$sel$index_min, length(best$lambda))
+  if (best$rank) warn_boundary(best$sel$index_min, length(best$lambda), best$beyond)
   warn_kernel_boundary(settings$grid, best$j)
 
   chosen <- settings$kernels[[best$j]]

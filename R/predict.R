@@ -3,17 +3,23 @@
 #' @param object an [rlsc()] fit.
 #' @param newdata new observations: for a fit made with a formula, a data frame
 #'   with the variables of the formula (factor levels must be among those seen
-#'   in training; rows with `NA` get `NA` predictions); otherwise a numeric
-#'   matrix, data frame or sparse `Matrix` with the columns of the training
-#'   `x`, taken by name when its column names include all the training
-#'   columns' (other columns are ignored) and by position otherwise (for a kernel fit with `kernel = "precomputed"`: the \eqn{m \times n}
-#'   cross-kernel between the new rows and the training rows). When missing,
-#'   the in-sample fitted values are returned.
+#'   in training); otherwise a numeric matrix, data frame or sparse `Matrix`
+#'   with the columns of the training `x`. When both have column names, the
+#'   columns are taken **by name** (the order does not matter, other columns
+#'   are ignored) and a missing training column is an error that names it;
+#'   only new data without column names (or a fit to `x` without them) is
+#'   taken by position, and then it must have as many columns as `x`. For a
+#'   kernel fit with `kernel = "precomputed"`, the \eqn{m \times n}
+#'   cross-kernel between the new rows and the training rows. Rows with `NA`
+#'   get `NA` predictions, as for [predict.lm()]. When missing, the in-sample
+#'   fitted values are returned.
 #' @param lambda a number \eqn{\ge 0} (a value of the grid for kernel fits
 #'   without `keep_eigen`), or `"lambda_min"` / `"lambda_1se"`.
 #' @param type `"response"` for fitted values (decision values for
 #'   classification, one column per class, or one column for two classes) or
-#'   `"class"` for class labels (a factor with the levels of the response).
+#'   `"class"` for class labels: a factor with the levels and the class of the
+#'   response (an ordered factor for an ordered response; levels dropped as
+#'   empty when fitting are kept, so that `pred == truth` works).
 #' @param ... not used.
 #' @return A vector for one response column, else a matrix; a factor for
 #'   `type = "class"`.
@@ -26,10 +32,7 @@ predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
                          type = c("response", "class"), ...) {
   check_no_dots(...)
   validate_rlsc(object)
-  type <- match.arg(type)
-  if (type == "class" && object$type != "classification") {
-    stop_arg("`type` = \"class\" needs a classification fit; this one is regression")
-  }
+  type <- check_type(object, type)
   if (missing(newdata) || is.null(newdata)) {
     f <- as.matrix(fitted(object, lambda = lambda))
   } else if (inherits(newdata, "rlsc_chunks")) {
@@ -37,34 +40,64 @@ predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
   } else {
     f <- predict_matrix(object, newdata, lambda)
   }
-  if (type == "class") return(stats::setNames(decode_classes(f, object$classes), rownames(f)))
+  if (type == "class") return(stats::setNames(class_labels(object, f), rownames(f)))
   if (ncol(f) == 1L) stats::setNames(f[, 1L], rownames(f)) else f
 }
 
-# Decision values (m x T) at new data; rows of a formula's new data with NA
-# values get NA.
+# Decision values (m x T) at new data; rows with NA values get NA.
 predict_matrix <- function(object, newdata, lambda) {
-  if (!is.null(object$terms)) {
-    x <- new_design(object, newdata)
-    ok <- stats::complete.cases(x)
-    out <- matrix(NA_real_, nrow(x), ncol(object$y),
-                  dimnames = list(rownames(x), response_names(object)))
-    if (any(ok)) out[ok, ] <- predict_design(object, x[ok, , drop = FALSE], lambda)
-    return(out)
+  x <- if (!is.null(object$terms)) new_design(object, newdata) else match_columns(object, newdata)
+  if (length(dim(x)) != 2L) return(predict_design(object, as_design(x, "newdata"), lambda))
+  ok <- complete_rows(x)
+  # automatic row names of a data frame name nothing, as in as.matrix()
+  rows <- if (!is.data.frame(x) || .row_names_info(x) > 0L) rownames(x)
+  out <- matrix(NA_real_, nrow(x), ncol(object$y), dimnames = list(rows, response_names(object)))
+  if (any(ok)) {
+    out[ok, ] <- predict_design(object, as_design(x[ok, , drop = FALSE], "newdata"), lambda)
   }
-  predict_design(object, as_design(match_columns(object, newdata), "newdata"), lambda)
+  out
 }
 
-# New data whose column names include all the training columns' is taken by
-# name (other columns are ignored, the order does not matter); otherwise the
-# columns are taken by position.
+# Rows without NA (or NaN) of a data frame, matrix or sparse Matrix.  Infinite
+# values are an error: their predictions would be infinite or NaN.
+complete_rows <- function(x) {
+  sparse <- is_sparse(x)
+  if (sparse) x <- methods::as(x, "TsparseMatrix")
+  values <- if (!sparse) as.matrix(x) else if (methods::.hasSlot(x, "x")) x@x
+  if (is.numeric(values) && any(is.infinite(values))) {
+    stop_arg("`newdata` must not contain Inf values, not ", sum(is.infinite(values)),
+             " (rows with NA get NA predictions)")
+  }
+  if (!sparse) return(stats::complete.cases(x))
+  !seq_len(nrow(x)) %in% (x@i[is.na(values)] + 1L)
+}
+
+# The training columns of new data: by name when the training `x` and the new
+# data both have column names (a missing one is an error), by position when
+# either has none (then predict_design() checks their number).
 match_columns <- function(object, newdata) {
+  if (is.null(dim(newdata)) && (is.numeric(newdata) || is.logical(newdata))) {
+    newdata <- matrix(newdata, ncol = 1L)   # a vector is one column
+  }
   nms <- colnames(newdata)
-  if (identical(object$kernel$name, "precomputed") || is.null(nms) || anyDuplicated(nms) ||
-      !all(object$xnames %in% nms) || identical(nms, object$xnames)) {
+  if (identical(object$kernel$name, "precomputed") || is.null(nms) ||
+      isFALSE(object$named_columns)) {
     return(newdata)
   }
-  newdata[, object$xnames, drop = FALSE]
+  lacking <- setdiff(object$xnames, nms)
+  if (length(lacking)) {
+    stop_arg("`newdata` must have the columns of the training `x`; it lacks ",
+             name_list(lacking), " (it has ", name_list(nms), ")")
+  }
+  twice <- intersect(object$xnames, nms[duplicated(nms)])
+  if (length(twice)) stop_arg("`newdata` must have each training column once, not ", name_list(twice))
+  if (identical(nms, object$xnames)) newdata else newdata[, object$xnames, drop = FALSE]
+}
+
+# "`a`, `b`, `c`" for up to `max` names, then "and 7 more".
+name_list <- function(x, max = 6L) {
+  shown <- paste0("`", utils::head(x, max), "`", collapse = ", ")
+  if (length(x) > max) paste0(shown, " and ", length(x) - max, " more") else shown
 }
 
 # Decision values (m x T) of the rows of a design, through the engine: new
@@ -88,4 +121,13 @@ predict_design <- function(object, x, lambda) {
   })$f
   dimnames(f) <- list(rownames(x), response_names(object))
   f
+}
+
+# `type` of predict() and loo_predict(): "class" needs a classification fit.
+check_type <- function(object, type = c("response", "class")) {
+  type <- match.arg(type)
+  if (type == "class" && object$type != "classification") {
+    stop_arg("`type` = \"class\" needs a classification fit; this one is regression")
+  }
+  type
 }
