@@ -98,3 +98,18 @@ class_weight_of <- function(class_weights, resp) {
   }
   unname(class_weights[classes][codes])
 }
+
+check_penalty_factor <- function(pf, x, kernel) {
+  if (is.null(pf)) return(NULL)
+  if (!is.null(kernel)) {
+    stop_arg("`penalty_factor` applies to the columns of a linear model, not to a kernel fit")
+  }
+  if (!is.numeric(pf) || !is.null(dim(pf)) || length(pf) != ncol(x)) {
+    stop_arg("`penalty_factor` must be a numeric vector with one value per column of `x` (",
+             ncol(x), "), not ", if (is.numeric(pf)) paste("of length", length(pf)) else describe(pf))
+  }
+  pf <- as.double(pf)
+  if (!all_finite(pf)) stop_arg("`penalty_factor` must not contain NA, NaN or Inf values")
+  if (any(pf < 0)) stop_arg("`penalty_factor` must be non-negative")
+  pf
+}

@@ -9,7 +9,7 @@
 #' @export
 rlsc.rlsc_chunks <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
                              weights = NULL, criterion = NULL, kernel = "linear", mode = "primal",
-                             standardize = FALSE, cv = "loo", ...) {
+                             standardize = FALSE, cv = "loo", penalty_factor = NULL, ...) {
   call <- match.call()
   call[[1L]] <- as.name("rlsc")
   if (!missing(y)) reject_chunked_args(y = y)
@@ -21,7 +21,8 @@ rlsc.rlsc_chunks <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRU
   first <- first_chunk(x)
   template <- matrix_template(first, x$levels)
   template <- scan_levels(x, template)
-  fit_chunks(x, template, call, lambda, nlambda, intercept, criterion, standardize, cv)
+  fit_chunks(x, template, call, lambda, nlambda, intercept, criterion, standardize, cv,
+             penalty_factor)
 }
 
 # rlsc(formula, data = <chunk source>): the template from the first chunk and
@@ -29,7 +30,7 @@ rlsc.rlsc_chunks <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRU
 # and contrasts for predict().
 chunked_formula <- function(formula, src, weights, na.action, contrasts, call, lambda = NULL,
                             nlambda = 100, criterion = NULL, kernel = "linear",
-                            standardize = FALSE, cv = "loo", ...) {
+                            standardize = FALSE, cv = "loo", penalty_factor = NULL, ...) {
   reject_chunked_args(...)
   check_linear_kernel(kernel)
   first <- first_chunk(src)
@@ -44,7 +45,7 @@ chunked_formula <- function(formula, src, weights, na.action, contrasts, call, l
     })
   template$xnames <- colnames(x1)
   fit <- fit_chunks(src, template, call, lambda, nlambda, attr(template$terms, "intercept") == 1L,
-                    criterion, standardize, cv)
+                    criterion, standardize, cv, penalty_factor)
   fit$terms <- template$terms
   environment(fit$terms) <- environment(formula)
   fit$xlevels <- template$xlev
@@ -82,7 +83,7 @@ first_chunk <- function(src) {
 # pass 1 keeps the moments of each fold apart and pass 2 evaluates each row
 # with the engine of the other folds (kfold.R).
 fit_chunks <- function(src, template, call, lambda, nlambda, intercept, criterion,
-                       standardize, cv) {
+                       standardize, cv, penalty_factor = NULL) {
   nlambda <- check_count(nlambda, "nlambda")
   lambda <- check_lambda(lambda)
   resp <- list(y = template$y0, type = template$type, classes = template$classes,
@@ -106,11 +107,15 @@ fit_chunks <- function(src, template, call, lambda, nlambda, intercept, criterio
              ") than columns (", length(mom$xbar), "): such data need the dual form, which ",
              "needs all rows at once; fit them in memory")
   }
-  if (standardize) {
-    template$scale <- stats::setNames(scale_from_moments(mom, intercept), template$xnames)
+  scale <- if (standardize) scale_from_moments(mom, intercept)
+  pf <- check_penalty_factor(penalty_factor, matrix(0, 0, length(template$xnames)), NULL)
+  if (!is.null(pf)) scale <- (scale %||% 1) * ifelse(pf > 0, sqrt(pf), 1)
+  if (!is.null(scale)) {   # as rlsc.default() scales the columns before its one pass
+    template$scale <- stats::setNames(scale, template$xnames)
     mom <- scale_moments(mom, template$scale)
     mom$folds <- lapply(mom$folds, scale_moments, template$scale)
   }
+  template$free <- which(pf == 0)
   eng <- chunked_engine(src, template, mom, intercept)
   lambda <- lambda %||% default_lambda(eng$values, nlambda,
                                        least_squares_ok(eng, NULL, sum(mom$npos)))
@@ -163,13 +168,15 @@ chunk_folds <- function(data, i, n, nfold) {
 # fold k with the engine of the other folds' merged moments.
 chunked_kfold_table <- function(eng, folds, intercept, lambda, crit) {
   engines <- lapply(seq_along(folds), function(k) {
-    moments_engine(Reduce(merge_moments, folds[-k]), intercept, sum(eng$source$n))
+    moments_engine(Reduce(merge_moments, folds[-k]), intercept, sum(eng$source$n),
+                   eng$source$template$free)
   })
   per_fold <- map_chunks(eng$source$src, chunk_kfold_path, merge_fold_paths,
                          template = eng$source$template,
                          engines = engines, lambda = lambda, classify = eng$source$template$type == "classification",
                          what = "reading (pass 2)")
-  folds_table(per_fold, lambda, effective_df(eng$values, lambda), eng$source$template$type == "classification", crit)
+  folds_table(per_fold, lambda, model_df(eng, lambda),
+              eng$source$template$type == "classification", crit)
 }
 
 merge_fold_paths <- function(a, b) Map(merge_chunk_paths, a, b)
@@ -256,8 +263,8 @@ scale_moments <- function(mom, s) {
 
 # The primal engine of merged moments; its rows stay in the chunks.
 chunked_engine <- function(src, template, mom, intercept) {
-  part <- moments_engine(mom, intercept, sum(mom$n))
-  if (max(part$values, 0) < .Machine$double.xmin / .Machine$double.eps && any(mom$xmax > 0) &&
+  part <- moments_engine(mom, intercept, sum(mom$n), template$free)
+  if (max(part$all_values, 0) < .Machine$double.xmin / .Machine$double.eps && any(mom$xmax > 0) &&
       any(diag(mom$sxx) > 0)) {
     stop_arg("`x` is too small in magnitude: its weighted cross-products underflow; ",
              "rescale `x` (or `weights`)")
@@ -265,7 +272,7 @@ chunked_engine <- function(src, template, mom, intercept) {
   new_engine("primal", values = part$values, dropped = part$dropped, basis = NULL,
              direct = NULL, q = NULL, r0 = NULL, g = part$g, ybar = part$ybar,
              w = NULL, intercept = intercept, center = part$center, v = part$v,
-             source = list(src = src, template = template, n = mom$n,
+             beta0 = part$beta0, free_map = part$free_map, source = list(src = src, template = template, n = mom$n,
                            chunk_sumw = mom$chunk_sumw, sumw = mom$sumw))
 }
 
@@ -280,7 +287,7 @@ engine_path.rlsc_chunked <- function(eng, y, lambda, classify = FALSE, keep = FA
     out$y <- do.call(rbind, out$y)
     out$weights <- unlist(out$weights, use.names = FALSE)
   }
-  out$df <- effective_df(eng$values, lambda)
+  out$df <- model_df(eng, lambda)
   out
 }
 
@@ -296,8 +303,8 @@ chunk_path <- function(data, i, eng, lambda, classify, keep) {
          format(source$chunk_sumw[[key]]), " in pass 1")
   }
   basis <- project_rows(rows$x, eng$center, eng$v)
-  q <- 1 - eng$intercept * rows$w / source$sumw
-  r0 <- rows$y - rep(eng$ybar, each = n)
+  q <- 1 - eng$intercept * rows$w / source$sumw - free_leverage(rows$x, rows$w, eng)
+  r0 <- offset_residuals(rows$x, rows$y, eng)
   part <- .Call(C_rlsc_loo_path, basis, eng$values, eng$g, q, r0, rows$y, rows$w, rows$w,
                 seq_len(n), lambda, FALSE, classify, keep)
   part$npos <- sum(rows$w > 0)

@@ -155,9 +155,10 @@ check_cv <- function(cv, foldid, n) {
 
 # The validation table of a model over `lambda`: leave-one-out (and GCV) from
 # its engine, or K-fold from the engines of the folds.
-validation_table <- function(eng, x, resp, w, intercept, lambda, crit, cv, kernel = NULL) {
+validation_table <- function(eng, x, resp, w, intercept, lambda, crit, cv, kernel = NULL,
+                             free = NULL) {
   if (cv$type != "kfold") return(loo_table(eng, resp, lambda, crit))
-  kfold_table(x, resp, w, intercept, cv$folds, lambda, effective_df(eng$values, lambda), crit, kernel)
+  kfold_table(x, resp, w, intercept, cv$folds, lambda, model_df(eng, lambda), crit, kernel, free)
 }
 
 # per_response = TRUE: one lambda per response column, chosen by that

@@ -17,7 +17,11 @@
 #   ybar, w, intercept
 #   center     column means subtracted before projecting (primal) or before the
 #              linear and RBF kernels (dual); NULL when nothing is subtracted
-#   v          d x r eigenvectors (primal; NULL in the dual)
+#   v          d x r: B = (x - center) v (primal; NULL in the dual)
+#   beta0,     with unpenalized columns (penalty_factor 0; primal only): the
+#   free_map   slopes that do not depend on lambda (d x T) and the map whose
+#              squared row norms give those columns' leverage (d x p0); NULL
+#              otherwise (primal.R, moments_engine())
 #   kernel     the kernel with its parameters (dual; NULL in the primal)
 #   x          the training rows of positive weight the kernel needs for new
 #              rows (dual, unless the kernel is precomputed; else NULL)
@@ -33,15 +37,16 @@
 # snapshot.R) answers the same methods at the lambdas of its grid.
 
 engine_fields <- c("form", "values", "dropped", "basis", "direct", "q", "r0", "g", "ybar",
-                   "w", "intercept", "center", "v", "kernel", "x", "kbar", "rows", "source")
+                   "w", "intercept", "center", "v", "beta0", "free_map", "kernel", "x", "kbar",
+                   "rows", "source")
 
 new_engine <- function(form, values, dropped, basis, direct, q, r0, g, ybar, w, intercept,
-                       center = NULL, v = NULL, kernel = NULL, x = NULL, kbar = NULL,
-                       rows = NULL, source = NULL) {
+                       center = NULL, v = NULL, beta0 = NULL, free_map = NULL, kernel = NULL,
+                       x = NULL, kbar = NULL, rows = NULL, source = NULL) {
   eng <- list(form = form, values = values, dropped = dropped, basis = basis, direct = direct,
               q = q, r0 = r0, g = g, ybar = ybar, w = w, intercept = intercept,
-              center = center, v = v, kernel = kernel, x = x, kbar = kbar, rows = rows,
-              source = source)
+              center = center, v = v, beta0 = beta0, free_map = free_map, kernel = kernel,
+              x = x, kbar = kbar, rows = rows, source = source)
   class <- c(if (!is.null(source)) "rlsc_chunked", paste0("rlsc_", form), "rlsc_engine")
   validate_engine(structure(eng, class = class))
 }
@@ -84,7 +89,10 @@ validate_engine <- function(eng) {
   }
   if (!is.null(eng$center) && !is_num(eng$center)) bad("`center` must be a double vector")
   if (eng$form == "primal") {
-    if (!is_mat(eng$v, NA, r) || !is_num(eng$center, nrow(eng$v)) || !all(eng$direct %||% TRUE)) {
+    d <- nrow(eng$v)
+    if (!is_mat(eng$v, NA, r) || !is_num(eng$center, d) || !all(eng$direct %||% TRUE) ||
+        !(is.null(eng$beta0) || is_mat(eng$beta0, d, nt)) ||
+        !(is.null(eng$free_map) || is_mat(eng$free_map, d, NA))) {
       bad("a primal engine needs `v` (d x r), `center` (d) and every row direct")
     }
   } else {
@@ -117,7 +125,7 @@ engine_path.rlsc_engine <- function(eng, y, lambda, classify = FALSE, keep = FAL
     part$npos <- sum(eng$w[rows] > 0)
     out <- merge_path(out, part, rows, nrow(eng$basis))
   }
-  out$df <- effective_df(eng$values, lambda)
+  out$df <- model_df(eng, lambda)
   out
 }
 

@@ -20,7 +20,8 @@ make_folds <- function(cv, foldid, n) {
 
 # The K-fold table of a linear or kernel model over `lambda`; `dual_engine_of`
 # builds the engine of given training weights (NULL: the primal form).
-kfold_table <- function(x, resp, w, intercept, folds, lambda, df, crit, kernel = NULL) {
+kfold_table <- function(x, resp, w, intercept, folds, lambda, df, crit, kernel = NULL,
+                        free = NULL) {
   classify <- resp$type == "classification"
   nfold <- max(folds)
   if (is.null(kernel)) {   # each fold's moments, once
@@ -38,7 +39,7 @@ kfold_table <- function(x, resp, w, intercept, folds, lambda, df, crit, kernel =
     }
     if (is.null(kernel)) {
       eng <- moments_engine(Reduce(merge_moments, fold_moments[-k]), intercept,
-                            nrow(x) - length(held))
+                            nrow(x) - length(held), free)
       heldout_path(eng, x[held, , drop = FALSE], resp$y[held, , drop = FALSE], w[held], lambda,
                    classify, crit)
     } else {
@@ -53,9 +54,10 @@ kfold_table <- function(x, resp, w, intercept, folds, lambda, df, crit, kernel =
 heldout_path <- function(eng, x, y, w, lambda, classify, crit) {
   n <- nrow(x)
   basis <- project_rows(x, eng$center, eng$v)
+  r0 <- offset_residuals(x, y, eng)
   path_with_values(function(keep, lam) {
-    .Call(C_rlsc_loo_path, basis, eng$values, eng$g, rep(1, n), y - rep(eng$ybar, each = n), y,
-          w, numeric(n), seq_len(n), lam, FALSE, classify, keep)
+    .Call(C_rlsc_loo_path, basis, eng$values, eng$g, rep(1, n), r0, y, w, numeric(n), seq_len(n),
+          lam, FALSE, classify, keep)
   }, lambda, y, w, crit)
 }
 
@@ -65,18 +67,6 @@ heldout_rows_path <- function(eng, held, y, w, lambda, classify, crit) {
     .Call(C_rlsc_loo_path, eng$basis, eng$values, eng$g, eng$q, eng$r0, y, w, numeric(length(w)),
           held, lam, FALSE, classify, keep)
   }, lambda, y[held, , drop = FALSE], w[held], crit)
-}
-
-# The engine of merged moments: the d x d eigendecomposition and what the path
-# of other rows needs (no rows of its own).
-moments_engine <- function(mom, intercept, nrows) {
-  check_overflow(mom$sxx, "x")
-  eig <- .Call(C_rlsc_eigen, mom$sxx)
-  m <- max(nrows, length(mom$xbar))
-  kept <- kept_directions(eig$values, m, direction_floor(eig$vectors, mom$xmax, mom$sumw, m))
-  v <- eig$vectors[, kept$keep, drop = FALSE]
-  list(values = eig$values[kept$keep], dropped = kept$dropped, v = v,
-       g = crossprod(v, mom$sxy), center = mom$xbar, ybar = mom$ybar)
 }
 
 # One fold's per-lambda losses: the stats of the path, and the criteria that

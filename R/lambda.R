@@ -22,7 +22,7 @@ default_lambda <- function(values, nlambda, zero = FALSE) {
 # condition number passes warn_unreliable()'s test.
 least_squares_ok <- function(eng, y, npos = sum(eng$w > 0)) {
   r <- length(eng$values)
-  r > 0L && npos > r + eng$intercept && !unreliable(eng, 0) &&
+  r > 0L && npos > model_df(eng, 0) + eng$intercept && !unreliable(eng, 0) &&
     # the chunks of a chunked engine are not read again for this
     (inherits(eng, "rlsc_chunked") || engine_path(eng, y, 0)$n_na == 0)
 }

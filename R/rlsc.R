@@ -215,6 +215,13 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
     scale <- stats::setNames(column_scale(x, weights, intercept), column_names(x))
     x <- scale_columns(x, scale)
   }
+  pf <- check_penalty_factor(penalty_factor, x, kernel)
+  if (!is.null(pf)) {   # lambda p_j beta_j^2: column j scaled by 1 / sqrt(p_j), or left free
+    shrink <- ifelse(pf > 0, sqrt(pf), 1)
+    scale <- stats::setNames((scale %||% 1) * shrink, column_names(x))
+    x <- scale_columns(x, shrink)
+  }
+  free <- which(pf == 0)
   if (!is.null(kernel)) {
     if (mode == "primal") stop_arg("`mode` = \"primal\" needs the linear kernel; kernel fits are dual")
     if (is_sparse(x)) x <- as.matrix(x)   # kernel matrices are dense anyway
@@ -224,12 +231,19 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
                     "kernel", x, scale, kernel = found$kernel, cv = cv))
   }
   if (mode == "auto") mode <- if (ncol(x) <= sum(weights > 0)) "primal" else "dual"
-  eng <- if (mode == "primal") primal_engine(x, resp$y, weights, intercept) else {
+  if (length(free) && mode == "dual") {
+    stop_arg("`penalty_factor` zeros (unpenalized columns) need the primal form, with at ",
+             "least as many observations of positive weight as columns; here ",
+             sum(weights > 0), " and ", ncol(x))
+  }
+  eng <- if (mode == "primal") primal_engine(x, resp$y, weights, intercept, free) else {
     dual_engine(kernel_linear(), x, resp$y, weights, intercept)
   }
   lambda <- lambda %||% default_lambda(eng$values, nlambda, least_squares_ok(eng, resp$y))
   dual <- if (mode == "dual") kernel_linear()
-  table_at <- function(l) validation_table(eng, x, resp, weights, intercept, l, crit, cv, dual)
+  table_at <- function(l) {
+    validation_table(eng, x, resp, weights, intercept, l, crit, cv, dual, free)
+  }
   path <- table_at(lambda)
   warn_undefined(path$n_na)
   warn_unreliable(eng, lambda)

@@ -136,3 +136,19 @@ ref_auc <- function(score, positive, w = rep(1, length(score))) {
   w0 <- w[!positive & keep]
   sum(outer(w1, w0) * (outer(s1, s0, ">") + 0.5 * outer(s1, s0, "=="))) / (sum(w1) * sum(w0))
 }
+
+# Weighted ridge with a penalty factor per column (glmnet's penalty.factor):
+# the bordered normal equations with penalty diag(0 (intercept), pf).
+ref_coef_pf <- function(x, y, w, lambda, pf, intercept = TRUE) {
+  x1 <- if (intercept) cbind(1, x) else x
+  pen <- diag(c(if (intercept) 0, pf), ncol(x1))
+  solve(crossprod(x1, w * x1) + lambda * pen, crossprod(x1, w * as.matrix(y)))
+}
+
+ref_loo_pf <- function(x, y, w, lambda, pf, intercept = TRUE) {
+  y <- as.matrix(y)
+  t(vapply(seq_len(nrow(x)), function(i) {
+    cf <- ref_coef_pf(x[-i, , drop = FALSE], y[-i, , drop = FALSE], w[-i], lambda, pf, intercept)
+    drop(ref_predict(cf, x[i, , drop = FALSE], intercept))
+  }, numeric(ncol(y))))
+}
