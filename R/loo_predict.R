@@ -23,11 +23,14 @@
 #' @param type `"response"` for the LOO values (decision values for
 #'   classification) or `"class"` for the LOO class labels of a
 #'   classification fit, a factor with the levels and class of the response
-#'   (as [predict.rlsc()] gives them).
+#'   (as [predict.rlsc()] gives them), or `"prob"` for LOO class
+#'   probabilities: the LOO decision values through the calibration map of
+#'   [predict.rlsc()]. That map was fitted on these same values, so these
+#'   probabilities are slightly optimistic, unlike the LOO values themselves.
 #' @param ... not used.
 #' @return A vector for one response column, else an \eqn{n \times T} matrix
 #'   with columns named by response column or class; a factor for
-#'   `type = "class"`.
+#'   `type = "class"`; a matrix with a column per class for `type = "prob"`.
 #' @export
 #' @examples
 #' fit <- rlsc(as.matrix(mtcars[, -1]), mtcars$mpg)
@@ -41,12 +44,13 @@ loo_predict <- function(fit, lambda = fit$lambda_min, ...) UseMethod("loo_predic
 
 #' @rdname loo_predict
 #' @export
-loo_predict.rlsc <- function(fit, lambda = fit$lambda_min, ..., type = c("response", "class")) {
+loo_predict.rlsc <- function(fit, lambda = fit$lambda_min, ..., type = c("response", "class", "prob")) {
   check_no_dots(...)
   type <- check_type(fit, type)
   out <- fit_outputs(fit, lambda)
   warn_undefined(out$n_na)
   warn_unreliable(fit$engine, out$lambda)
   if (type == "class") return(pad(fit, stats::setNames(class_labels(fit, out$loo), rownames(out$loo))))
+  if (type == "prob") return(pad(fit, class_probabilities(fit, out$loo, calibration_map(fit, lambda))))
   pad(fit, out$loo)
 }

@@ -16,45 +16,93 @@
 #' @param lambda a number \eqn{\ge 0} (a value of the grid for kernel fits
 #'   without `keep_eigen`), or `"lambda_min"` / `"lambda_1se"`.
 #' @param type `"response"` for fitted values (decision values for
-#'   classification, one column per class, or one column for two classes) or
+#'   classification, one column per class, or one column for two classes),
 #'   `"class"` for class labels: a factor with the levels and the class of the
 #'   response (an ordered factor for an ordered response; levels dropped as
-#'   empty when fitting are kept, so that `pred == truth` works).
+#'   empty when fitting are kept, so that `pred == truth` works), or `"prob"`
+#'   for class probabilities (see Details).
+#' @param se.fit for regression: also return standard errors of the fitted
+#'   mean (see Details).
 #' @param ... not used.
+#' @details
+#' **Decision values** are the fitted values of least squares on the -1/+1
+#' (one-vs-all) coding: the class is their sign or the column of their
+#' maximum, but they are not probabilities and need not lie in \[-1, 1\].
+#' `type = "prob"` maps them to probabilities with a multinomial logistic
+#' model fitted on the **exact leave-one-out decision values** at the same
+#' \eqn{\lambda} (for two classes Platt's method, a logistic regression of the
+#' class on the decision value, with Platt's targets \eqn{(N_+ + 1)/(N_+ + 2)}
+#' and \eqn{1/(N_- + 2)} in place of 1 and 0; for \eqn{K} classes the same
+#' soft targets). Since the LOO values are out-of-sample, the map is
+#' calibrated without refitting; each row of probabilities sums to 1.
+#'
+#' **Standard errors** (`se.fit = TRUE`, regression) are those of the fitted
+#' mean at the new rows under the ridge model with the design fixed, \eqn{y_i
+#' = f(x_i) + e_i}, \eqn{Var(e_i) = \sigma^2 / w_i}: \eqn{\sigma^2 (1/\sum w +
+#' \sum_k B_{0k}^2 \Lambda_k / (\Lambda_k + \lambda)^2)} (plus the
+#' unpenalized columns' share), with \eqn{B_0} the new rows' coordinates in
+#' the eigenbasis and \eqn{\sigma^2} the weighted residual sum of squares
+#' over the effective residual degrees of freedom \eqn{n - 1 - \sum_k (2\phi_k
+#' - \phi_k^2)}, \eqn{\phi_k = \Lambda_k / (\Lambda_k + \lambda)}. They
+#' describe the variance of the estimate only: ridge is biased, and the bias
+#' is not included, so they are not confidence intervals for \eqn{f(x)}. At
+#' \eqn{\lambda = 0} they are [predict.lm()]'s.
 #' @return A vector for one response column, else a matrix; a factor for
-#'   `type = "class"`.
+#'   `type = "class"`; a matrix with a column per class for `type = "prob"`.
+#'   With `se.fit = TRUE` a list with `fit`, `se.fit`, `df` (the residual
+#'   degrees of freedom) and `residual.scale`, as [predict.lm()].
 #' @export
 #' @examples
 #' fit <- rlsc(Species ~ ., data = iris)
 #' head(predict(fit, iris))
 #' head(predict(fit, iris, type = "class"))
 predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
-                         type = c("response", "class"), ...) {
+                         type = c("response", "class", "prob"), se.fit = FALSE, ...) {
   check_no_dots(...)
   validate_rlsc(object)
   type <- check_type(object, type)
+  se.fit <- check_flag(se.fit, "se.fit")
+  if (se.fit && (object$type != "regression" || type != "response")) {
+    stop_arg("`se.fit` = TRUE needs a regression fit and `type` = \"response\"")
+  }
   if (missing(newdata) || is.null(newdata)) {
+    if (se.fit) stop_arg("`se.fit` = TRUE needs `newdata`")
     f <- as.matrix(fitted(object, lambda = lambda))
   } else if (inherits(newdata, "rlsc_chunks")) {
+    if (se.fit) stop_arg("`se.fit` = TRUE needs in-memory `newdata`, not a chunk source")
     f <- predict_chunks(object, newdata, lambda)
   } else {
-    f <- predict_matrix(object, newdata, lambda)
+    f <- predict_matrix(object, newdata, lambda, se.fit)
   }
   if (type == "class") return(stats::setNames(class_labels(object, f), rownames(f)))
-  if (ncol(f) == 1L) stats::setNames(f[, 1L], rownames(f)) else f
+  if (type == "prob") return(class_probabilities(object, f, calibration_map(object, lambda)))
+  fit <- if (ncol(f) == 1L) stats::setNames(f[, 1L], rownames(f)) else f
+  if (!se.fit) return(fit)
+  se <- attr(f, "se")
+  list(fit = fit, se.fit = if (ncol(se$se) == 1L) stats::setNames(se$se[, 1L], rownames(f)) else se$se,
+       df = drop_columns(se$df), residual.scale = drop_columns(se$scale))
 }
 
-# Decision values (m x T) at new data; rows with NA values get NA.
-predict_matrix <- function(object, newdata, lambda) {
+# Decision values (m x T) at new data; rows with NA values get NA.  With
+# `se` their standard errors in attribute "se" (prediction_se()).
+predict_matrix <- function(object, newdata, lambda, se = FALSE) {
   x <- if (!is.null(object$terms)) new_design(object, newdata) else match_columns(object, newdata)
-  if (length(dim(x)) != 2L) return(predict_design(object, as_design(x, "newdata"), lambda))
+  if (length(dim(x)) != 2L) x <- as_design(x, "newdata")
   ok <- complete_rows(x)
   # automatic row names of a data frame name nothing, as in as.matrix()
   rows <- if (!is.data.frame(x) || .row_names_info(x) > 0L) rownames(x)
   out <- matrix(NA_real_, nrow(x), ncol(object$y), dimnames = list(rows, response_names(object)))
+  if (se) err <- list(se = out, df = NULL, scale = NULL)
   if (any(ok)) {
-    out[ok, ] <- predict_design(object, as_design(x[ok, , drop = FALSE], "newdata"), lambda)
+    xo <- as_design(x[ok, , drop = FALSE], "newdata")
+    out[ok, ] <- predict_design(object, xo, lambda)
+    if (se) {
+      got <- prediction_se(object, prepare_design(object, xo), lambda_value(object, lambda))
+      err$se[ok, ] <- got$se
+      err[c("df", "scale")] <- got[c("df", "scale")]
+    }
   }
+  if (se) attr(out, "se") <- err
   out
 }
 
@@ -104,6 +152,16 @@ name_list <- function(x, max = 6L) {
 # columns scaled as the training ones were, or, for a precomputed kernel, the
 # m x n cross-kernel with the training rows.
 predict_design <- function(object, x, lambda) {
+  x <- prepare_design(object, x)
+  f <- at_lambdas(lambda_value(object, lambda), ncol(object$y), function(l) {
+    list(f = engine_decision(object$engine, x, l))
+  })$f
+  dimnames(f) <- list(rownames(x), response_names(object))
+  f
+}
+
+# New rows as the engine takes them: checked, and scaled as the training x.
+prepare_design <- function(object, x) {
   if (identical(object$kernel$name, "precomputed")) {
     if (ncol(x) != object$nobs) {
       stop_arg("`newdata` must be the m x ", object$nobs, " cross-kernel between the new rows ",
@@ -116,18 +174,14 @@ predict_design <- function(object, x, lambda) {
   }
   if (!is.null(object$scale)) x <- scale_columns(x, object$scale)
   if (!is.null(object$kernel) && is_sparse(x)) x <- as.matrix(x)
-  f <- at_lambdas(lambda_value(object, lambda), ncol(object$y), function(l) {
-    list(f = engine_decision(object$engine, x, l))
-  })$f
-  dimnames(f) <- list(rownames(x), response_names(object))
-  f
+  x
 }
 
 # `type` of predict() and loo_predict(): "class" needs a classification fit.
-check_type <- function(object, type = c("response", "class")) {
+check_type <- function(object, type = c("response", "class", "prob")) {
   type <- match.arg(type)
-  if (type == "class" && object$type != "classification") {
-    stop_arg("`type` = \"class\" needs a classification fit; this one is regression")
+  if (type != "response" && object$type != "classification") {
+    stop_arg("`type` = \"", type, "\" needs a classification fit; this one is regression")
   }
   type
 }
