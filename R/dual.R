@@ -25,8 +25,9 @@ dual_engine <- function(kernel, x, y, w, intercept) {
   rm(src)
   if (kernel$name %in% c("custom", "precomputed")) warn_indefinite(eig$values)
   floor <- if (kernel$name == "linear") linear_floor(x, w, max(length(rows), ncol(x))) else 0
+  noise <- max(floor, kernel_noise(eig$kmax, w[rows]))
   if (kernel$name == "linear") check_underflow(eig$values, x, w, intercept)
-  kept <- kept_directions(eig$values, length(rows), floor)
+  kept <- kept_directions(eig$values, length(rows), floor, noise)
   keep <- kept$keep
   values <- eig$values[keep]
   n <- nrow(y)
@@ -51,7 +52,7 @@ dual_engine <- function(kernel, x, y, w, intercept) {
                     direct = direct, q = q, r0 = r0, g = sqrt(values) * z[keep, , drop = FALSE],
                     ybar = ybar, w = w, intercept = intercept, center = center,
                     kernel = kernel, x = if (kernel$name != "precomputed") x[rows, , drop = FALSE],
-                    kbar = kbar, rows = rows)
+                    kbar = kbar, rows = rows, noise = noise)
   if (any(direct) && length(values)) {
     # direct rows: projected like new data, B_0 = (K_0 - 1 kbar')(s o U) / sqrt(Lambda)
     dr <- which(direct)
@@ -62,6 +63,20 @@ dual_engine <- function(kernel, x, y, w, intercept) {
     eng$r0[dr, ] <- resid[dr, , drop = FALSE]
   }
   eng
+}
+
+# The rounding error of the weighted centered kernel: its entries are
+# computed to about eps times the largest entry of the kernel, kmax, so its
+# eigenvalues carry errors of about 2 eps kmax sqrt(sum(w) max(w)) (the norm
+# of a symmetric matrix of such independent errors, scaled by the weights;
+# errors shared by a whole row go with the centering).  When the kernel's
+# entries are far larger than its centered part (a polynomial kernel or a
+# sparse x with a large common offset, a precomputed kernel with a large
+# constant, an RBF kernel nearly constant over the data) that is most of the
+# centered kernel: directions below it are noise, and warn_unreliable()
+# compares lambda with it.
+kernel_noise <- function(kmax, w) {
+  2 * .Machine$double.eps * kmax * sqrt(sum(w)) * sqrt(max(w))
 }
 
 # The rows of the linear and RBF kernels are shifted by the weighted mean

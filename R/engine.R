@@ -23,20 +23,26 @@
 #              rows (dual, unless the kernel is precomputed; else NULL)
 #   kbar       weighted mean kernel row of those rows (dual; else NULL)
 #   rows       the indices of the rows of positive weight (dual; else NULL)
+#   noise      the absolute error that rounding of the data or the kernel can
+#              put into each kept eigenvalue beyond dsyevr's own eps * Lambda_1
+#              (one value, or one per kept direction): the noise floor below
+#              which directions are dropped (kept_directions()), and what
+#              warn_unreliable() compares lambda with
 # Methods: engine_path() (the LOO path over a grid of lambda), engine_coef()
 # (coefficients at one lambda) and engine_decision() (decision values of new
 # rows at one lambda).  The kernel fits' snapshot (class "rlsc_snapshot",
 # snapshot.R) answers the same methods at the lambdas of its grid.
 
 engine_fields <- c("form", "values", "dropped", "basis", "direct", "q", "r0", "g", "ybar",
-                   "w", "intercept", "center", "v", "kernel", "x", "kbar", "rows")
+                   "w", "intercept", "center", "v", "kernel", "x", "kbar", "rows", "noise")
 
 new_engine <- function(form, values, dropped, basis, direct, q, r0, g, ybar, w, intercept,
                        center = NULL, v = NULL, kernel = NULL, x = NULL, kbar = NULL,
-                       rows = NULL) {
+                       rows = NULL, noise = 0) {
   eng <- list(form = form, values = values, dropped = dropped, basis = basis, direct = direct,
               q = q, r0 = r0, g = g, ybar = ybar, w = w, intercept = intercept,
-              center = center, v = v, kernel = kernel, x = x, kbar = kbar, rows = rows)
+              center = center, v = v, kernel = kernel, x = x, kbar = kbar, rows = rows,
+              noise = noise)
   validate_engine(structure(eng, class = c(paste0("rlsc_", form), "rlsc_engine")))
 }
 
@@ -58,8 +64,8 @@ validate_engine <- function(eng) {
   n <- length(eng$w)
   nt <- length(eng$ybar)
   if (!is_num(eng$values) || !is_num(eng$dropped, 1L) || !is_num(eng$w) || !is_num(eng$ybar) ||
-      !nt) {
-    bad("`values`, `dropped`, `w` and `ybar` must be double vectors")
+      !nt || !is_num(eng$noise) || !length(eng$noise) %in% c(1L, r)) {
+    bad("`values`, `dropped`, `w`, `ybar` and `noise` (1 or r values) must be double vectors")
   }
   if (!is_mat(eng$basis, n, r) || !is_mat(eng$g, r, nt) || !is_mat(eng$r0, n, nt) ||
       !is_num(eng$q, n) || !(is.logical(eng$direct) && length(eng$direct) == n)) {
@@ -93,18 +99,48 @@ engine_decision <- function(eng, newx, lambda) UseMethod("engine_decision")
 # number of undefined LOO values and df; with keep = TRUE also 1 - h (n x L)
 # and the fitted and LOO values (n x T x L).  The rows of each form go through
 # src/path.c in one call.
+#
+# y, g and r0 go to C divided by `unit`, the power of two nearest below
+# max |y| (exact), so that the squared losses and the squared deviations of
+# the squared losses (about y^4) neither overflow nor underflow: y of 1e80 or
+# 1e-80 has standard errors, not Inf or 0.  The criteria come back in units of
+# `unit` raised to `power` (one per criterion column: squared losses 2,
+# absolute 1, misclassification 0); path_table() converts them, and paths
+# merged by merge_stats() must share their unit.  The kept outputs are in the
+# units of y.
 engine_path.rlsc_engine <- function(eng, y, lambda, classify = FALSE, keep = FALSE) {
+  unit <- loss_unit(y)
   out <- NULL
   for (direct in c(TRUE, FALSE)) {
     rows <- which(eng$direct == direct)
     if (!length(rows)) next
-    g <- if (direct) eng$g else eng$g / sqrt(eng$values)
-    part <- .Call(C_rlsc_loo_path, eng$basis, eng$values, g, eng$q, eng$r0, y, eng$w, eng$w,
-                  rows, lambda, !direct, classify, keep)
+    g <- (if (direct) eng$g else eng$g / sqrt(eng$values)) / unit
+    part <- .Call(C_rlsc_loo_path, eng$basis, eng$values, g, eng$q, eng$r0 / unit, y / unit,
+                  eng$w, eng$w, rows, lambda, !direct, classify, keep)
     out <- merge_path(out, part, rows, nrow(eng$basis))
   }
+  if (keep) {
+    out$fitted <- out$fitted * unit
+    out$loo <- out$loo * unit
+  }
+  out$unit <- unit
+  out$power <- c(2, 1, 0, 2, rep(2, ncol(y)))   # the loss columns of src/path.c
   out$df <- effective_df(eng$values, lambda)
   out
+}
+
+# A power of two near max |y|: dividing by it is exact.
+loss_unit <- function(y) {
+  top <- max_abs(y)
+  if (!is.finite(top) || top == 0) return(1)
+  2^floor(log2(top))
+}
+
+# Values in units of `unit`^power back in the units of y, without forming
+# unit^2 (which overflows before the value does).
+from_unit <- function(v, unit, power) {
+  for (k in seq_len(power)) v <- v * unit
+  v
 }
 
 effective_df <- function(values, lambda) {
@@ -152,8 +188,11 @@ merge_stats <- function(a, b) {
 path_table <- function(path, lambda, npos, classify) {
   crit <- function(k) {
     ok <- path$n_na == 0
-    m <- ifelse(ok, path$mean[, k], NA_real_)
-    se <- ifelse(ok, sqrt(path$m2[, k] / path$w[, k] / (npos - 1)), NA_real_)
+    unit <- path$unit %||% 1
+    power <- if (is.null(path$power)) 0 else path$power[k]
+    m <- ifelse(ok, from_unit(path$mean[, k], unit, power), NA_real_)
+    se <- sqrt(path$m2[, k] / path$w[, k] / (npos - 1))
+    se <- ifelse(ok, from_unit(se, unit, power), NA_real_)
     list(m, se)
   }
   mse <- crit(1L)
@@ -185,13 +224,17 @@ path_outputs <- function(eng, y, lambda) {
 
 # The eigen-directions an engine keeps, one rule for every form: above the
 # numerical rank threshold, relative to the largest eigenvalue (m, the order
-# of the matrix, times eps), and above `floor` (one value, or one per
-# direction), the eigenvalue that rounding noise of the entries alone can give.
+# of the matrix, times eps), above `floor` (one value, or one per direction),
+# the eigenvalue that rounding of the centering alone can give a column that
+# is constant, and above `noise`, the error that rounding of the data or the
+# kernel can put into an eigenvalue (large when centering cancelled digits).
 # Dropping the others is the pseudo-inverse at lambda = 0 and changes little
 # for lambda > 0 (warn_unreliable() says when it may matter).  Returns the kept
-# directions and the largest eigenvalue dropped above its floor.
-kept_directions <- function(values, m, floor = 0) {
-  keep <- values > pmax(max(values, 0) * m * .Machine$double.eps, floor)
+# directions and the largest eigenvalue dropped above `floor`: directions
+# below `floor` are rounding of a constant, those below `noise` may be signal
+# lost to cancellation.
+kept_directions <- function(values, m, floor = 0, noise = 0) {
+  keep <- values > pmax(max(values, 0) * m * .Machine$double.eps, floor, noise)
   list(keep = keep, dropped = max(values[!keep & values > floor], 0))
 }
 
@@ -232,20 +275,58 @@ check_overflow <- function(gram, arg) {
 # The eigenvalues carry absolute errors of about eps * Lambda_1, so the LOO
 # values at lambda lose about log10(Lambda_1 / (Lambda_r + lambda)) digits
 # (Lambda_r the smallest direction kept); a direction dropped as numerically
-# zero changes them by up to about its eigenvalue / lambda.  Beyond a condition
-# number of 1e9, or a dropped share of 1e-6, fewer than about six correct digits
-# may be left: say so.
+# zero changes them by up to about its eigenvalue / lambda (at lambda = 0 it
+# makes the fit the minimum-norm one, which differs from least squares when
+# the columns are only nearly collinear); and rounding of the data or the
+# kernel before the decomposition (`noise`, the error it can put into each
+# eigenvalue, large when the centering cancelled most digits) changes them by
+# about noise / (Lambda_k + lambda).  Beyond a condition number of 1e9, a
+# dropped share of 1e-6 or a noise share of 1e-6, fewer than about six correct
+# digits may be left: say so, and why.
 warn_unreliable <- function(eng, lambda) {
   values <- eng$values
-  if (!length(values)) return(invisible())
-  cond <- max(values) / (min(values) + lambda)
-  bad <- cond > 1e9 | (lambda > 0 & eng$dropped > 1e-6 * lambda)
+  conditioned <- cancelled <- rep(FALSE, length(lambda))
+  if (length(values)) {
+    conditioned <- max(values) / (min(values) + lambda) > 1e9
+    noise <- eng$noise %||% 0
+    cancelled <- vapply(lambda, function(l) max(noise / (values + l)), 1) > 1e-6
+  }
+  near_dropped <- eng$dropped > 1e-6 * lambda   # at lambda = 0: any dropped direction
+  # directions dropped below the rounding error of a centering that cancelled
+  # digits (a noise far above the eps * Lambda_1 of any decomposition)
+  noise_max <- max(eng$noise %||% 0, 0)
+  lost <- eng$dropped <= noise_max &&
+    noise_max > 1e3 * .Machine$double.eps * max(values, eng$dropped)
+  cancelled <- cancelled | (near_dropped & lost)
+  bad <- conditioned | near_dropped | cancelled
   if (!any(bad)) return(invisible())
+  why <- c(
+    if (any(conditioned)) {
+      sprintf("they are below 1e-9 of the largest eigenvalue (%s)", format(max(values), digits = 3))
+    },
+    if (!lost && any(near_dropped & lambda > 0)) {
+      "they are near eigenvalues dropped as numerically zero"
+    },
+    if (!lost && any(near_dropped & lambda == 0)) {
+      paste("at `lambda` = 0 the directions dropped as numerically zero make the fit the",
+            "minimum-norm one, not least squares on columns that are only nearly collinear")
+    },
+    if (any(cancelled)) {
+      paste("they are within the rounding error of the centered cross-products or kernel,",
+            "whose entries are far larger than their centered part (a large common offset",
+            "of the columns of `x`, or a kernel nearly constant over the data)")
+    })
+  linear <- eng$form == "primal" || identical(eng$kernel$name, "linear")
+  advice <- c("use larger values of `lambda`",
+              if (any(cancelled)) "center `x` (or change the kernel parameters)",
+              if (linear && any(conditioned | (near_dropped & !lost))) {
+                "put the columns of `x` on comparable scales (`standardize = TRUE`)"
+              })
+  advice <- paste(advice, collapse = ", or ")
   warning(sprintf(paste0(
     "leave-one-out values may be inaccurate (relative error above 1e-6) at %d value(s) ",
-    "of `lambda` up to %s: they are below 1e-9 of the largest eigenvalue (%s) or near ",
-    "eigenvalues dropped as numerically zero; use larger values of `lambda`"),
-    sum(bad), format(max(lambda[bad]), digits = 3), format(max(values), digits = 3)),
+    "of `lambda` up to %s: %s; %s"),
+    sum(bad), format(max(lambda[bad]), digits = 3), paste(why, collapse = "; "), advice),
     call. = FALSE)
 }
 

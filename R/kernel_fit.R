@@ -43,6 +43,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
              "for every kernel parameter; use larger values of `lambda`")
   }
   warn_undefined(best$table$n_na)
+  warn_unreliable(best$engine, best$lambda)
   # without any direction (a constant kernel) every lambda gives the same fit
   if (best$rank) warn_boundary(best$sel$index_min, length(best$lambda))
   warn_kernel_boundary(settings$grid, best$j)

@@ -9,14 +9,27 @@ primal_engine <- function(x, y, w, intercept) {
   check_overflow(mom$sxx, "x")
   eig <- .Call(C_rlsc_eigen, mom$sxx)
   check_underflow(eig$values, x, w, intercept)
-  kept <- kept_directions(eig$values, max(dim(x)), direction_floor(eig$vectors, mom$xmax, w, max(dim(x))))
+  floor <- direction_floor(eig$vectors, mom$xmax, w, max(dim(x)))
+  noise <- if (is.null(mom$raw)) floor else pmax(floor, raw_noise(eig$vectors, mom$raw))
+  kept <- kept_directions(eig$values, max(dim(x)), floor, noise)
   v <- eig$vectors[, kept$keep, drop = FALSE]
   n <- nrow(x)
   new_engine("primal", values = eig$values[kept$keep], dropped = kept$dropped,
              basis = project_rows(x, mom$xbar, v), direct = rep(TRUE, n),
              q = 1 - intercept * w / sum(w),
              r0 = y - rep(mom$ybar, each = n), g = crossprod(v, mom$sxy), ybar = mom$ybar,
-             w = w, intercept = intercept, center = mom$xbar, v = v)
+             w = w, intercept = intercept, center = mom$xbar, v = v,
+             noise = if (any(kept$keep)) noise[kept$keep] else max(noise, 0))
+}
+
+# Sparse x: its co-moments are raw cross-products minus the mean terms, so
+# each carries an absolute error of about eps times the raw one; with a large
+# common offset of a column (values far from 0 in most rows) that cancels
+# most digits.  In direction v_k the error is up to eps (sum_j |v_jk|
+# sqrt(raw_jj))^2, with raw_jj = sum_i w_i x_ij^2: directions below it are
+# noise, and warn_unreliable() compares lambda with it.
+raw_noise <- function(vectors, raw) {
+  (sqrt(.Machine$double.eps) * colSums(abs(vectors) * sqrt(raw)))^2   # no overflow of the square
 }
 
 # The noise floor of each eigen-direction v_k: the centering rounds column j
@@ -48,8 +61,9 @@ sparse_moments <- function(x, y, w, intercept) {
   xmax <- numeric(ncol(x))
   nz <- diff(xp@p)
   xmax[nz > 0] <- vapply(split(abs(xp@x), rep.int(seq_len(ncol(x)), nz)), max, 0)
-  list(sumw = sw, xbar = xbar, ybar = ybar, xmax = xmax,
-       sxx = as.matrix(Matrix::crossprod(sx)) - sw * tcrossprod(xbar),
+  raw <- as.matrix(Matrix::crossprod(sx))
+  list(sumw = sw, xbar = xbar, ybar = ybar, xmax = xmax, raw = diag(raw),
+       sxx = raw - sw * tcrossprod(xbar),
        sxy = as.matrix(Matrix::crossprod(x, w * sweep(y, 2L, ybar))))
 }
 
