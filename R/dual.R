@@ -14,13 +14,17 @@ negligible_weight <- 1e-6
 
 dual_engine <- function(kernel, x, y, w, intercept) {
   rows <- which(w > 0)
+  check_dual_memory(length(rows))
   center <- kernel_center(kernel, x, w, rows, intercept)
   src <- kernel_source(kernel, x, w, rows, center)
   eig <- tryCatch(
     .Call(C_rlsc_kernel_eigen, src$k, src$w, src$type, src$params, src$center, intercept),
     error = function(e) {
+      if (grepl("cannot allocate", conditionMessage(e))) {
+        stop_dual_memory(length(rows), "more than R could allocate")
+      }
       if (kernel$name != "linear" || !grepl("overflow", conditionMessage(e))) stop(e)
-      check_overflow(Inf, "x")
+      check_overflow(Inf, "x", w)
     })
   rm(src)
   if (kernel$name %in% c("custom", "precomputed")) warn_indefinite(eig$values)
@@ -63,6 +67,37 @@ dual_engine <- function(kernel, x, y, w, intercept) {
     eng$r0[dr, ] <- resid[dr, , drop = FALSE]
   }
   eng
+}
+
+# The dual form holds about three n x n matrices at once (the kernel, which
+# the eigendecomposition destroys, its eigenvectors, and their copy in the
+# engine): when they cannot fit in the memory available, say so before
+# starting, with the size, instead of R's allocation error midway (which is
+# also turned into this message).
+check_dual_memory <- function(n, available = available_memory()) {
+  if (is.na(available) || 3 * 8 * as.double(n)^2 <= available) return(invisible())
+  stop_dual_memory(n, paste("more than the", format_bytes(available), "available"))
+}
+
+stop_dual_memory <- function(n, than) {
+  stop_arg(sprintf(paste0(
+    "a kernel (or dual) fit with n = %d rows of positive weight needs about 3 x %s of memory ",
+    "for its n x n matrices, %s; fit a subsample of the rows, or a linear model on explicit ",
+    "features (with fewer columns than rows, the primal form)"),
+    n, format_bytes(8 * as.double(n)^2), than))
+}
+
+# Bytes of memory available to this process, NA where unknown (Linux:
+# MemAvailable of /proc/meminfo).
+available_memory <- function() {
+  info <- tryCatch(readLines("/proc/meminfo", warn = FALSE), error = function(e) character())
+  line <- grep("^MemAvailable:", info, value = TRUE)
+  if (length(line) != 1L) return(NA_real_)
+  1024 * as.double(gsub("[^0-9]", "", line))
+}
+
+format_bytes <- function(b) {
+  if (b >= 1e9) sprintf("%.1f GB", b / 1e9) else sprintf("%.0f MB", b / 1e6)
 }
 
 # The rounding error of the weighted centered kernel: its entries are

@@ -234,7 +234,7 @@ path_outputs <- function(eng, y, lambda) {
 # below `floor` are rounding of a constant, those below `noise` may be signal
 # lost to cancellation.
 kept_directions <- function(values, m, floor = 0, noise = 0) {
-  keep <- values > pmax(max(values, 0) * m * .Machine$double.eps, floor, noise)
+  keep <- values > pmax(max(values, 0) * (m * .Machine$double.eps), floor, noise)
   list(keep = keep, dropped = max(values[!keep & values > floor], 0))
 }
 
@@ -265,10 +265,30 @@ check_underflow <- function(values, x, w, intercept) {
   }
 }
 
-check_overflow <- function(gram, arg) {
-  if (!all_finite(gram)) {
-    stop_arg("`", arg, "` is too large in magnitude: its cross-products overflow; ",
-             "rescale it")
+check_overflow <- function(gram, arg, w = NULL) {
+  if (all_finite(gram)) return(invisible())
+  if (!is.null(w) && max(w) > 1) {
+    stop_arg("`", arg, "` and `weights` are too large together: the weighted cross-products ",
+             "overflow; rescale `", arg, "` or divide `weights` by a constant (which changes ",
+             "only the scale of `lambda`)")
+  }
+  stop_arg("`", arg, "` is too large in magnitude: its cross-products overflow; rescale it")
+}
+
+# The default grid spans 10 sum(Lambda) down to about 0.1 / sum(1 / Lambda)
+# (default_lambda()): both must be finite numbers, or the spectrum is out of
+# the range of doubles and the user is told which way.
+check_spectrum_range <- function(values, what) {
+  if (!length(values)) return(invisible())
+  if (!is.finite(10 * sum(values))) {
+    stop_arg("the default `lambda` grid overflows: the eigenvalues of ", what, " reach ",
+             format(max(values), digits = 3), "; rescale `x` or divide `weights` by a ",
+             "constant (which changes only the scale of `lambda`), or give `lambda`")
+  }
+  if (!is.finite(sum(1 / values))) {
+    stop_arg("the default `lambda` grid underflows: the eigenvalues of ", what, " go down to ",
+             format(min(values), digits = 3), "; rescale `x` or multiply `weights` by a ",
+             "constant (which changes only the scale of `lambda`), or give `lambda`")
   }
 }
 
@@ -316,7 +336,7 @@ warn_unreliable <- function(eng, lambda) {
             "whose entries are far larger than their centered part (a large common offset",
             "of the columns of `x`, or a kernel nearly constant over the data)")
     })
-  linear <- eng$form == "primal" || identical(eng$kernel$name, "linear")
+  linear <- identical(eng$form, "primal") || identical(eng$kernel$name, "linear")
   advice <- c("use larger values of `lambda`",
               if (any(cancelled)) "center `x` (or change the kernel parameters)",
               if (linear && any(conditioned | (near_dropped & !lost))) {

@@ -21,6 +21,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
   for (j in seq_len(nk)) {
     kern <- settings$kernels[[j]]
     eng <- dual_engine(kern, x, resp$y, weights, intercept)
+    if (is.null(lambda)) check_spectrum_range(eng$values, "the weighted centered kernel")
     lam <- lambda %||% default_lambda(eng$values, nlambda)
     tab <- loo_table(eng, resp, lam)
     tables[[j]] <- tab

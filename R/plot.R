@@ -106,6 +106,9 @@ plot.rlsc_kernel_fit <- function(x, type = c("criterion", "coef"), response = 1L
   if (is.null(grid) || nrow(grid) == 1L) return(NextMethod())
   tab <- x$kernel_path
   ok <- !is.na(tab[[x$criterion]]) & tab$lambda > 0
+  if (!any(ok)) {
+    stop_arg("nothing to plot: the fit has no `lambda` > 0 with a defined criterion")
+  }
   setting <- rep(seq_len(nrow(grid)), each = length(x$lambda))
   cols <- grDevices::hcl.colors(nrow(grid), "Dark 3")
   # up to the criterion at the largest lambda (near the intercept-only model):

@@ -6,7 +6,7 @@ primal_engine <- function(x, y, w, intercept) {
   mom <- if (is_sparse(x)) sparse_moments(x, y, w, intercept) else {
     .Call(C_rlsc_moments, x, y, w, intercept)
   }
-  check_overflow(mom$sxx, "x")
+  check_overflow(mom$sxx, "x", w)
   eig <- .Call(C_rlsc_eigen, mom$sxx)
   check_underflow(eig$values, x, w, intercept)
   floor <- direction_floor(eig$vectors, mom$xmax, w, max(dim(x)))

@@ -144,6 +144,7 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
   resp <- encode_response(y, n)
   weights <- check_weights(weights, n)
   intercept <- check_flag(intercept, "intercept")
+  if (intercept) check_weight_share(weights)
   nlambda <- check_count(nlambda, "nlambda")
   lambda <- check_lambda(lambda)
   criterion <- check_criterion(criterion, resp$type)
@@ -170,6 +171,7 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
   eng <- if (mode == "primal") primal_engine(x, resp$y, weights, intercept) else {
     dual_engine(kernel_linear(), x, resp$y, weights, intercept)
   }
+  if (is.null(lambda)) check_spectrum_range(eng$values, "the weighted cross-products of `x`")
   lambda <- lambda %||% default_lambda(eng$values, nlambda)
   path <- loo_table(eng, resp, lambda)
   warn_undefined(path$n_na)

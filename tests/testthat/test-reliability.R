@@ -188,3 +188,119 @@ test_that("large common offsets: sparse x, the linear kernel and the polynomial 
   expect_no_warning(fit <- rlsc_short(x, y, lambda = c(10, 1), mode = "dual"))
   expect_lt(rel_err(loo_predict(fit, 1), drop(ref_loo_qr(x, y, lambda = 1))), 1e-6)
 })
+
+test_that("unclear errors are clear: each names the argument and the problem", {
+  d <- make_data(20, 3, seed = 41)
+  k <- ref_rbf(d$x, sigma = 2)
+  # a sparse precomputed kernel is the dense one
+  fit <- rlsc_short(Matrix::Matrix(k, sparse = TRUE), d$y, kernel = "precomputed", lambda = c(1, 0.1))
+  expect_identical(fit$path, rlsc_short(k, d$y, kernel = "precomputed", lambda = c(1, 0.1))$path)
+  expect_equal(predict(fit, Matrix::Matrix(k[1:3, ], sparse = TRUE), lambda = 0.1),
+               predict(fit, k[1:3, ], lambda = 0.1))
+  # one dominant weight with an intercept: no lambda gives it a LOO value
+  w <- rep(1, 20)
+  w[3] <- 1e20
+  msg <- paste0("^`weights` must leave more than 1e-8 of their total to the other observations when ",
+                "there is an intercept, not 1.9e-19: observation 3 has the rest, so its leverage is 1 ",
+                "and its leave-one-out value undefined at every `lambda`$")
+  expect_error(rlsc(d$x, d$y, weights = w), msg)
+  expect_error(rlsc(d$x, d$y, weights = w, mode = "dual"), msg)
+  expect_error(rlsc(k, d$y, weights = w, kernel = "precomputed"), msg)
+  # ... while a share up to 1 - 1e-6 fits, and without an intercept any share does
+  w[3] <- 19e6
+  fit <- rlsc_short(d$x, d$y, weights = w, lambda = c(10, 1))
+  expect_equal(unname(loo_predict(fit, 1)), drop(ref_loo(d$x, d$y, w, 1)), tolerance = 1e-6)
+  # a precomputed kernel with one weight of 1e300 and no intercept: that point is
+  # interpolated at small lambda (NA with the warning), the others are fine
+  w[3] <- 1e300
+  res <- fit_warnings(rlsc_short(k, d$y, kernel = "precomputed", weights = w, intercept = FALSE,
+                                 lambda = c(1e301, 1)))
+  fit <- res$value
+  expect_match(res$warnings, "undefined \\(NA\\) for up to 1 point\\(s\\) at 1 value\\(s\\)", all = FALSE)
+  # the other points weigh 1e-300 of point 3: beside it their directions are rounding
+  expect_match(res$warnings, "near eigenvalues dropped as numerically zero", all = FALSE)
+  expect_true(is.na(fit$cvm[2]))
+  # at lambda = 1e301 the others weigh 1e-300 of point 3: to that precision the fit
+  # is point 3's alone, c_3 = w_3 y_3 / (w_3 K_33 + lambda), and point 3 left out
+  # leaves a fit of about 1 / lambda
+  loo <- unname(loo_predict(fit, 1e301))
+  expect_equal(loo[-3], (1e300 * d$y[3] / (1e300 * k[3, 3] + 1e301)) * k[-3, 3], tolerance = 1e-9)
+  expect_lt(abs(loo[3]), 1e-290)
+  # weights whose spectrum leaves the range of doubles: the default grid says so
+  expect_error(rlsc(d$x, d$y, weights = rep(1e306, 20)),
+               "^the default `lambda` grid overflows: the eigenvalues of the weighted cross-products of `x` reach")
+  expect_error(rlsc(d$x, d$y, weights = rep(1e-320, 20), kernel = kernel_rbf(2)),
+               "^the default `lambda` grid underflows: the eigenvalues of the weighted centered kernel go down to")
+  # the RBF kernel with a tiny sigma is the identity matrix (was NaN on its diagonal)
+  expect_identical(kernel_matrix(kernel_rbf(sigma = 1e-160), d$x[1:4, ]), diag(4))
+  # plot() of a kernel fit with several settings and no lambda > 0
+  set.seed(5)
+  xp <- matrix(rnorm(40 * 2), 40)
+  fit <- suppressWarnings(rlsc(xp, xp[, 1]^2 + rnorm(40), kernel = kernel_polynomial(degree = 1:2),
+                               lambda = 0))
+  expect_false(anyNA(fit$kernel_path$mse))
+  pdf(NULL)
+  on.exit(dev.off())
+  expect_error(plot(fit), "^nothing to plot: the fit has no `lambda` > 0 with a defined criterion$")
+})
+
+test_that("a dual fit that cannot fit in memory says so up front, with the size it needs", {
+  expect_error(check_dual_memory(60000, available = 16e9),
+               paste0("^a kernel \\(or dual\\) fit with n = 60000 rows of positive weight needs about ",
+                      "3 x 28.8 GB of memory for its n x n matrices, more than the 16.0 GB available; "))
+  expect_silent(check_dual_memory(1000, available = 16e9))
+  expect_silent(check_dual_memory(60000, available = NA))
+  avail <- available_memory()
+  skip_if(is.na(avail) || avail > 80e9, "this machine may have the memory for n = 60000")
+  x <- matrix(rnorm(60000 * 2), 60000)
+  expect_error(rlsc(x, rnorm(60000), kernel = kernel_rbf(1)), "n = 60000 .* 3 x 28.8 GB of memory")
+})
+
+test_that("damaged fit objects are errors on entry to the methods, never a crash or a huge allocation", {
+  d <- make_data(20, 3, seed = 41)
+  lin <- rlsc_short(d$x, d$y, lambda = c(10, 1))
+  kern <- rlsc_short(d$x, d$y, kernel = kernel_rbf(2), lambda = c(1, 0.1))
+  cls <- rlsc_short(d$x, factor(rep(c("a", "b"), 10)), lambda = c(10, 1))
+  damage <- function(fit, f) {
+    out <- unclass(fit)
+    out <- f(out)
+    class(out) <- class(fit)
+    out
+  }
+  cases <- list(
+    list(lin, function(f) { f$nobs <- 1e9; f }, "`nobs`, `y` and `weights` must agree"),
+    list(lin, function(f) { f$weights[2] <- -1; f }, "finite non-negative weights"),
+    list(lin, function(f) { f$nvars <- 1e9; f }, "`nvars` must be the number of `xnames`"),
+    list(lin, function(f) { f$engine$v <- f$engine$v[1:2, , drop = FALSE]; f$engine$center <- f$engine$center[1:2]; f },
+         "eigenvectors must have `nvars` = 3 rows"),
+    list(kern, function(f) { f$kernel$params$sigma <- -1; f }, "a positive `sigma`"),
+    list(kern, function(f) { f$engine$cross$kernel$params$sigma <- -1; f }, "a positive `sigma`"),
+    list(kern, function(f) { f$engine$cross$x <- f$engine$cross$x[, 1:2]; f },
+         "training rows must have `nvars` = 3 columns"),
+    list(cls, function(f) { f$classes <- NULL; f }, "`classes` must name the classes"),
+    list(cls, function(f) { f$type <- "other"; f }, "`type` must be"))
+  for (case in cases) {
+    bad <- damage(case[[1]], case[[2]])
+    for (method in list(coef, function(f) predict(f, d$x), loo_predict, fitted)) {
+      expect_error(method(bad), paste0("`object` is not a valid rlsc fit: .*", case[[3]]))
+    }
+  }
+})
+
+test_that("an interrupted fit (a time limit) stops in C and leaves R and the package working", {
+  # about 0.3 s with the reference BLAS, far longer under valgrind: the limit
+  # interrupts the eigendecomposition, kernel and path loops between blocks
+  set.seed(9)
+  x <- matrix(rnorm(500 * 3), 500)
+  y <- sin(x[, 1]) + rnorm(500)
+  for (limit in c(0.05, 0.2)) {
+    setTimeLimit(elapsed = limit, transient = TRUE)
+    res <- tryCatch(rlsc(x, y, kernel = kernel_rbf(c(1, 2, 4))), error = function(e) e)
+    setTimeLimit(elapsed = Inf)
+    if (inherits(res, "error")) expect_match(conditionMessage(res), "time limit")
+  }
+  fit <- rlsc_short(x[1:30, ], y[1:30], kernel = kernel_rbf(1), lambda = c(1, 0.1))
+  expect_equal(unname(loo_predict(fit, 0.1)),
+               drop(ref_kernel_loo(ref_rbf(x[1:30, ], sigma = 1), y[1:30], lambda = 0.1)),
+               tolerance = 1e-9)
+})
