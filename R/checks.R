@@ -51,14 +51,14 @@ check_weights <- function(weights, n) {
 }
 
 # With an intercept the leverage of observation i is at least its share of the
-# weight, w_i / sum(w): a share within 1e-8 of 1 (the threshold at which a LOO
-# value is undefined, src/path.c) leaves that observation without a LOO value
-# at every lambda, and no lambda helps.
+# weight, w_i / sum(w): a share within 1e-6 of 1 (the threshold at which a LOO
+# value of the direct form is undefined, src/path.c) leaves that observation
+# without a LOO value at every lambda, and no lambda helps.
 check_weight_share <- function(weights) {
   i <- which.max(weights)
   rest <- sum(weights[-i]) / sum(weights)
-  if (rest <= 1e-8) {
-    stop_arg("`weights` must leave more than 1e-8 of their total to the other observations ",
+  if (rest <= 1e-6) {
+    stop_arg("`weights` must leave more than 1e-6 of their total to the other observations ",
              "when there is an intercept, not ", format(rest, digits = 3), ": observation ", i,
              " has the rest, so its leverage is 1 and its leave-one-out value undefined at ",
              "every `lambda`")

@@ -9,8 +9,12 @@
 
 # Rows whose weight is below this share of the largest are evaluated in the
 # direct form: in the complement form their values are divided by sqrt(w_i),
-# which amplifies the rounding of U by 1 / sqrt(w_i).
-negligible_weight <- 1e-6
+# which amplifies the rounding of U (relative eps) to about
+# eps sqrt(n max(w) / w_i), 1e-9 at this share.  Above it the complement form
+# is the accurate one: the direct form computes 1 - h by cancellation, and a
+# row of small weight can still be nearly interpolated at small lambda (a
+# share of 2.4e-7 once gave LOO values off by 2.5e-5 there).
+negligible_weight <- 1e-12
 
 dual_engine <- function(kernel, x, y, w, intercept) {
   rows <- which(w > 0)
@@ -57,12 +61,15 @@ dual_engine <- function(kernel, x, y, w, intercept) {
                     ybar = ybar, w = w, intercept = intercept, center = center,
                     kernel = kernel, x = if (kernel$name != "precomputed") x[rows, , drop = FALSE],
                     kbar = kbar, rows = rows, noise = noise)
-  if (any(direct) && length(values)) {
-    # direct rows: projected like new data, B_0 = (K_0 - 1 kbar')(s o U) / sqrt(Lambda)
+  if (any(direct)) {
+    # direct rows: projected like new data, B_0 = (K_0 - 1 kbar')(s o U) / sqrt(Lambda),
+    # and their values at lambda = Inf (also when no direction is kept)
     dr <- which(direct)
-    k0 <- dual_cross(eng, x[dr, , drop = FALSE])
-    su <- s * u
-    eng$basis[dr, ] <- sweep(k0 %*% su, 2L, sqrt(values), "/")
+    if (length(values)) {
+      k0 <- dual_cross(eng, x[dr, , drop = FALSE])
+      eng$basis[dr, ] <- sweep(k0 %*% (s * u), 2L, sqrt(values), "/")
+      attr(eng, "direct_err") <- new_row_factor(eng$basis[dr, , drop = FALSE], values)
+    }
     eng$q[dr] <- 1 - intercept * w[dr] / sum(w)
     eng$r0[dr, ] <- resid[dr, , drop = FALSE]
   }
@@ -156,12 +163,17 @@ dual_cross <- function(eng, newx) {
 # form hold B = U sqrt(Lambda) / s in the basis instead of U.
 dual_coefficients <- function(eng, lambda) {
   a <- eng$g / sqrt(eng$values) * spectral_filter(eng$values, lambda)
+  sqrt(eng$w[eng$rows]) * (dual_u(eng) %*% a)
+}
+
+# U over the rows of positive weight (rows kept in the direct form hold B).
+dual_u <- function(eng) {
   rows <- eng$rows
   s <- sqrt(eng$w[rows])
   u <- eng$basis[rows, , drop = FALSE]
   tiny <- eng$direct[rows]
   if (any(tiny)) u[tiny, ] <- s[tiny] * sweep(u[tiny, , drop = FALSE], 2L, sqrt(eng$values), "/")
-  s * (u %*% a)
+  u
 }
 
 # Linear kernels report the slopes beta = X~' c (d x T) and the matching
@@ -188,10 +200,74 @@ centered_crossprod <- function(x, center, c) {
   crossprod(x - rep(center, each = nrow(x)), c)
 }
 
+# Decision values of new rows, with the bound of their rounding error (see
+# new_row_factor()) as attribute "bound", which predict() compares with the
+# scale of y (warn_prediction()); a snapshot has no U to bound them with.
 engine_decision.rlsc_dual <- function(eng, newx, lambda) {
   if (eng$kernel$name == "linear") return(linear_decision(newx, engine_coef(eng, lambda)))
-  dual_cross(eng, newx) %*% dual_coefficients(eng, lambda) + rep(eng$ybar, each = nrow(newx))
+  k0 <- dual_cross(eng, newx)
+  f <- k0 %*% dual_coefficients(eng, lambda) + rep(eng$ybar, each = nrow(k0))
+  values <- eng$values
+  if (length(values)) {
+    b0 <- sweep(k0 %*% (sqrt(eng$w[eng$rows]) * dual_u(eng)), 2L, sqrt(values), "/")
+    attr(f, "bound") <- new_row_factor(b0, values) %o% lambda_factor(eng$g, values, lambda)
+  }
+  f
 }
+
+warn_prediction <- function(bound, y, lambda) {
+  bad <- rowSums(bound > 1e-6 * rep(y_scale(y), each = nrow(bound))) > 0
+  if (!any(bad)) return(invisible())
+  warning(sprintf(paste0(
+    "predictions at %d new row(s) may be inaccurate (relative error above 1e-6) at `lambda` ",
+    "= %s: the rounding of the eigenvectors of small eigenvalues reaches new rows far ",
+    "more than the training rows; use a larger `lambda`"),
+    sum(bad), format(lambda, digits = 3)), call. = FALSE)
+}
+
+# Rows evaluated like new data (new rows in predict(), rows of zero or
+# negligible weight in the path) are less accurate than rows of the
+# decomposition: the eigenvectors of small eigenvalues carry rounding from
+# the large ones, about eps Lambda_1 / Lambda_j of u_j, which a new row's
+# projections a_j = u_j'(s o k0) carry into the directions k of small
+# Lambda_k + lambda.  The error of f - ybar is about
+#     eps Lambda_1 (sum_j |a_j| / Lambda_j) (sum_k |z_k| / (Lambda_k + lambda)),
+# a row factor times a factor of lambda (within a factor 5 above the errors
+# fuzzed problems showed; the rows of the decomposition need no such bound,
+# their a_j being u_ij Lambda_j / s_i).  With a_j = B_0j sqrt(Lambda_j) and
+# z_k = g_k / sqrt(Lambda_k):
+new_row_factor <- function(b0, values) {
+  .Machine$double.eps * max(values) * drop(abs(b0) %*% (1 / sqrt(values)))
+}
+
+lambda_factor <- function(g, values, lambda) {
+  colSums(abs(g) / sqrt(values) / (values + lambda))
+}
+
+# The number of rows of zero or negligible weight whose fitted and LOO values
+# may be off by more than 1e-6 of the scale of y, at each lambda.
+direct_rows_loose <- function(eng, y, lambda) {
+  rows <- attr(eng, "direct_err")
+  if (is.null(rows)) return(rep(0, length(lambda)))
+  scale <- y_scale(y)
+  vapply(lambda, function(l) {
+    est <- rows %o% (lambda_factor(eng$g, eng$values, l) / scale)   # rows x T
+    sum(apply(est > 1e-6, 1L, any))
+  }, 1)
+}
+
+y_scale <- function(y) apply(y, 2L, function(col) max(abs(col - mean(col))))
+
+warn_direct_rows <- function(loose, lambda) {
+  if (!any(loose > 0)) return(invisible())
+  warning(sprintf(paste0(
+    "fitted and leave-one-out values of up to %d row(s) of zero or negligible weight ",
+    "(evaluated like new rows) may be inaccurate (relative error above 1e-6) at %d value(s) ",
+    "of `lambda` up to %s: the rounding of the eigenvectors of small eigenvalues reaches ",
+    "rows outside the decomposition far more than the others; use larger values of `lambda`"),
+    max(loose), sum(loose > 0), format(max(lambda[loose > 0]), digits = 3)), call. = FALSE)
+}
+
 
 warn_indefinite <- function(values) {
   top <- max(values, 0)

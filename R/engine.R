@@ -303,7 +303,10 @@ check_spectrum_range <- function(values, what) {
 # about noise / (Lambda_k + lambda).  Beyond a condition number of 1e9, a
 # dropped share of 1e-6 or a noise share of 1e-6, fewer than about six correct
 # digits may be left: say so, and why.
-warn_unreliable <- function(eng, lambda) {
+# New rows (predict()) can have far larger components than the training rows
+# along the directions dropped as numerically zero: for them a dropped share
+# of 1e-9 already matters (`new_rows = TRUE`).
+warn_unreliable <- function(eng, lambda, new_rows = FALSE) {
   values <- eng$values
   conditioned <- cancelled <- rep(FALSE, length(lambda))
   if (length(values)) {
@@ -311,7 +314,7 @@ warn_unreliable <- function(eng, lambda) {
     noise <- eng$noise %||% 0
     cancelled <- vapply(lambda, function(l) max(noise / (values + l)), 1) > 1e-6
   }
-  near_dropped <- eng$dropped > 1e-6 * lambda   # at lambda = 0: any dropped direction
+  near_dropped <- eng$dropped > (if (new_rows) 1e-9 else 1e-6) * lambda   # lambda = 0: any
   # directions dropped below the rounding error of a centering that cancelled
   # digits (a noise far above the eps * Lambda_1 of any decomposition)
   noise_max <- max(eng$noise %||% 0, 0)

@@ -31,7 +31,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
       score <- c(crit[sel$index_min], if (tiebreak) tab$mse[sel$index_min])
       if (is.null(best) || better_score(score, best$score)) {
         best <- list(j = j, score = score, sel = sel, lambda = lam, table = tab,
-                     rank = length(eng$values),
+                     rank = length(eng$values), loose = direct_rows_loose(eng, resp$y, lam),
                      engine = if (keep_eigen) eng else new_snapshot(eng, resp$y, lam))
       }
     }
@@ -45,6 +45,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
   }
   warn_undefined(best$table$n_na)
   warn_unreliable(best$engine, best$lambda)
+  warn_direct_rows(best$loose, best$lambda)
   # without any direction (a constant kernel) every lambda gives the same fit
   if (best$rank) warn_boundary(best$sel$index_min, length(best$lambda))
   warn_kernel_boundary(settings$grid, best$j)

@@ -81,7 +81,12 @@ predict_design <- function(object, x, lambda) {
   }
   if (!is.null(object$scale)) x <- scale_columns(x, object$scale)
   if (!is.null(object$kernel) && is_sparse(x)) x <- as.matrix(x)
-  f <- engine_decision(object$engine, x, lambda_value(object, lambda))
+  lam <- lambda_value(object, lambda)
+  f <- engine_decision(object$engine, x, lam)
+  bound <- attr(f, "bound")
+  attr(f, "bound") <- NULL
+  warn_unreliable(object$engine, lam, new_rows = TRUE)
+  if (!is.null(bound)) warn_prediction(bound, object$y, lam)
   dimnames(f) <- list(rownames(x), response_names(object))
   f
 }

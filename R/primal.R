@@ -14,8 +14,14 @@ primal_engine <- function(x, y, w, intercept) {
   kept <- kept_directions(eig$values, max(dim(x)), floor, noise)
   v <- eig$vectors[, kept$keep, drop = FALSE]
   n <- nrow(x)
+  basis <- project_rows(x, mom$xbar, v)
+  # xbar is the weighted mean rounded to a double: with a large common offset
+  # its error (eps times the offset) shifts every row of B alike and costs
+  # digits of 1 - h wherever h is near 1.  The weighted mean of the rows of B
+  # is that error (times V), from exact differences: remove it.
+  if (intercept && length(v)) basis <- basis - rep(colSums(w * basis) / sum(w), each = n)
   new_engine("primal", values = eig$values[kept$keep], dropped = kept$dropped,
-             basis = project_rows(x, mom$xbar, v), direct = rep(TRUE, n),
+             basis = basis, direct = rep(TRUE, n),
              q = 1 - intercept * w / sum(w),
              r0 = y - rep(mom$ybar, each = n), g = crossprod(v, mom$sxy), ybar = mom$ybar,
              w = w, intercept = intercept, center = mom$xbar, v = v,

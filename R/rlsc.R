@@ -176,6 +176,7 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
   path <- loo_table(eng, resp, lambda)
   warn_undefined(path$n_na)
   warn_unreliable(eng, lambda)
+  warn_direct_rows(direct_rows_loose(eng, resp$y, lambda), lambda)
   fit <- new_rlsc(call, eng, path, criterion, resp, weights, intercept, mode, x, scale)
   if (length(eng$values)) warn_boundary(fit$index_min, length(lambda))
   fit

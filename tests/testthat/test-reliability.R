@@ -200,14 +200,14 @@ test_that("unclear errors are clear: each names the argument and the problem", {
   # one dominant weight with an intercept: no lambda gives it a LOO value
   w <- rep(1, 20)
   w[3] <- 1e20
-  msg <- paste0("^`weights` must leave more than 1e-8 of their total to the other observations when ",
+  msg <- paste0("^`weights` must leave more than 1e-6 of their total to the other observations when ",
                 "there is an intercept, not 1.9e-19: observation 3 has the rest, so its leverage is 1 ",
                 "and its leave-one-out value undefined at every `lambda`$")
   expect_error(rlsc(d$x, d$y, weights = w), msg)
   expect_error(rlsc(d$x, d$y, weights = w, mode = "dual"), msg)
   expect_error(rlsc(k, d$y, weights = w, kernel = "precomputed"), msg)
-  # ... while a share up to 1 - 1e-6 fits, and without an intercept any share does
-  w[3] <- 19e6
+  # ... while a share up to 1 - 1e-5 fits, and without an intercept any share does
+  w[3] <- 19e5
   fit <- rlsc_short(d$x, d$y, weights = w, lambda = c(10, 1))
   expect_equal(unname(loo_predict(fit, 1)), drop(ref_loo(d$x, d$y, w, 1)), tolerance = 1e-6)
   # a precomputed kernel with one weight of 1e300 and no intercept: that point is
@@ -303,4 +303,36 @@ test_that("an interrupted fit (a time limit) stops in C and leaves R and the pac
   expect_equal(unname(loo_predict(fit, 0.1)),
                drop(ref_kernel_loo(ref_rbf(x[1:30, ], sigma = 1), y[1:30], lambda = 0.1)),
                tolerance = 1e-9)
+})
+
+test_that("problems the fuzz found stay fixed", {
+  # a dual fit without any direction left its rows of negligible weight at y
+  set.seed(11)
+  y <- rnorm(14)
+  w <- c(rep(1, 7), 1e-30, rep(1, 6))
+  fit <- rlsc_short(matrix(82.3, 14, 1), y, weights = w, mode = "dual", lambda = c(1, 0.1))
+  expect_length(fit$engine$values, 0L)
+  expect_equal(unname(fitted(fit, 0.1)), rep(sum(w * y) / sum(w), 14), tolerance = 1e-14)
+  # a row of weight 2.4e-7 of the largest, nearly interpolated at small lambda:
+  # the complement form keeps it exact where the direct form lost 5 digits
+  set.seed(12)
+  x <- matrix(rnorm(6 * 9), 6)
+  y <- rnorm(6)
+  w <- c(543, 3258, 602, 1356550, 0.327, 461380)
+  fit <- rlsc_short(x, y, weights = w, lambda = c(1, 1e-3))
+  expect_equal(unname(loo_predict(fit, 1e-3)), drop(ref_loo_qr(x, y, w, 1e-3)), tolerance = 1e-9)
+  # the rounded weighted mean of columns with an offset of 1e8 no longer
+  # shifts every row of the primal basis (LOO values were off by 8e-9)
+  set.seed(7)
+  z <- matrix(rnorm(30 * 4), 30)
+  y <- drop(z %*% rnorm(4)) + rnorm(30)
+  fit <- rlsc_short(z + 1e8, y, lambda = c(10, 1))
+  expect_equal(unname(loo_predict(fit, 1)), drop(ref_loo_qr(z + 1e8, y, lambda = 1)), tolerance = 1e-12)
+  # fuzzed problems that once gave silent wrong values: zero-weight rows of a
+  # dual fit (now warned), nearly interpolated rows of the direct form (now
+  # NA), predictions depending on a direction dropped as numerically zero
+  # (now warned), values at the grid's bottom
+  for (seed in c(1265, 1312, 1913, 1961, 3261, 3991)) {
+    expect_true(fuzz_run(fuzz_case(seed))$outcome %in% c("fit", "error"), info = seed)
+  }
 })
