@@ -13,7 +13,8 @@
 # eps sqrt(n max(w) / w_i), 1e-9 at this share.  Above it the complement form
 # is the accurate one: the direct form computes 1 - h by cancellation, and a
 # row of small weight can still be nearly interpolated at small lambda (a
-# share of 2.4e-7 once gave LOO values off by 2.5e-5 there).
+# share of 2.4e-7 once gave LOO values off by 2.5e-5 there).  Near this share
+# neither form is exact at small lambda (notes of issue 14).
 negligible_weight <- 1e-12
 
 dual_engine <- function(kernel, x, y, w, intercept) {
@@ -210,7 +211,17 @@ engine_decision.rlsc_dual <- function(eng, newx, lambda) {
   values <- eng$values
   if (length(values)) {
     b0 <- sweep(k0 %*% (sqrt(eng$w[eng$rows]) * dual_u(eng)), 2L, sqrt(values), "/")
-    attr(f, "bound") <- new_row_factor(b0, values) %o% lambda_factor(eng$g, values, lambda)
+    bound <- new_row_factor(b0, values) %o% lambda_factor(eng$g, values, lambda)
+    # rows of negligible weight: their U, rebuilt from their own B_0, carries
+    # that error into their coefficients c_i = w_i B_0i (g / (Lambda (Lambda + lambda)))
+    tiny <- which(eng$direct[eng$rows])
+    if (length(tiny)) {
+      dr <- eng$rows[tiny]
+      dc <- eng$w[dr] * new_row_factor(eng$basis[dr, , drop = FALSE], values) %o%
+        lambda_factor(eng$g / values, values, lambda)
+      bound <- bound + abs(k0[, tiny, drop = FALSE]) %*% dc
+    }
+    attr(f, "bound") <- bound
   }
   f
 }
