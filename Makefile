@@ -94,7 +94,7 @@ sanitize: deps
 	@echo "sanitize: OK (no ASan or UBSan report, see sanitize.log)"
 
 # The fuzz test with thousands of problems (the suite runs 300 of them):
-# about two minutes for the default 3000.  FUZZ_FIRST and FUZZ_CASES choose
+# about a minute for the default 3000.  FUZZ_FIRST and FUZZ_CASES choose
 # the seeds; a failure names them.
 FUZZ_FIRST ?= 1
 FUZZ_CASES ?= 3000
