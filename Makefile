@@ -16,7 +16,7 @@ SYS_DEPS := pandoc qpdf
 CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
              _R_CHECK_SYSTEM_CLOCK_=false NOT_CRAN=true
 
-.PHONY: deps install demo test unit check valgrind bench bench-kernel bench-scale bench-kfold docs clean
+.PHONY: deps install demo test unit check valgrind sanitize fuzz bench bench-kernel bench-scale bench-kfold docs clean
 
 deps:
 	@if ! command -v pandoc >/dev/null || ! command -v qpdf >/dev/null || \
@@ -54,7 +54,8 @@ check test: $(TARBALL)
 
 # The test suite under valgrind: no invalid read or write, no definitely lost
 # memory.  Installs into a private library (never the site library) and
-# installs valgrind from Debian if it is missing.  Takes about 5 minutes.
+# installs valgrind from Debian if it is missing.  Takes about 6 minutes (the
+# fuzz test runs 60 of its problems there, not 300).
 # Only definite leaks count as errors: cli's timer thread (loaded by testthat)
 # leaves 336 bytes "possibly lost" that are not this package's.
 VALGRIND     := valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite
@@ -64,10 +65,44 @@ valgrind: deps
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind; }
 	mkdir -p $(VALGRIND_LIB)
 	$(R) CMD INSTALL --no-multiarch -l $(VALGRIND_LIB) .
-	cd tests && R_LIBS=$(VALGRIND_LIB) NOT_CRAN=true $(R) -d "$(VALGRIND)" --vanilla -f testthat.R \
+	cd tests && R_LIBS=$(VALGRIND_LIB) NOT_CRAN=true RLSC_FUZZ_CASES=60 $(R) -d "$(VALGRIND)" --vanilla -f testthat.R \
 	  > ../valgrind.log 2>&1 || { tail -n 40 ../valgrind.log; echo "valgrind: FAILED, see valgrind.log"; exit 1; }
 	@grep -a -E 'ERROR SUMMARY|definitely lost|Invalid (read|write)|\[ FAIL' valgrind.log
 	@echo "valgrind: OK (no errors, see valgrind.log)"
+
+# The test suite under gcc's AddressSanitizer and UndefinedBehaviorSanitizer:
+# the package compiled with -fsanitize=address,undefined through a private
+# Makevars (R_MAKEVARS_USER, never ~/.R) into sanitize-lib/, and R run with
+# LD_PRELOAD of libasan only (preloading libubsan too hides UBSan's reports;
+# the package's own link brings it).  R itself is not instrumented, so leak
+# detection is off (valgrind checks leaks).  Any ASan or UBSan report fails.
+# About a minute; the compiler's sanitizer runtimes come with gcc.
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer
+SAN_LIB   := $(CURDIR)/sanitize-lib
+sanitize: deps
+	@test -e "$$(gcc -print-file-name=libasan.so)" || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libasan8 libubsan1; }
+	mkdir -p $(SAN_LIB)
+	printf 'CFLAGS = -g -O1 $(SAN_FLAGS)\nLDFLAGS = $(SAN_FLAGS)\n' > $(SAN_LIB)/Makevars
+	R_MAKEVARS_USER=$(SAN_LIB)/Makevars $(R) CMD INSTALL --preclean --clean --no-test-load --no-multiarch \
+	  -l $(SAN_LIB) .
+	cd tests && LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" \
+	  ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  R_LIBS=$(SAN_LIB) NOT_CRAN=true $(R) --vanilla -f testthat.R > ../sanitize.log 2>&1 || \
+	  { tail -n 40 ../sanitize.log; echo "sanitize: FAILED, see sanitize.log"; exit 1; }
+	@if grep -a -E 'runtime error|AddressSanitizer|LeakSanitizer' sanitize.log; then \
+	  echo "sanitize: FAILED, see sanitize.log"; exit 1; fi
+	@grep -a -E '\[ FAIL' sanitize.log | tail -n 1
+	@echo "sanitize: OK (no ASan or UBSan report, see sanitize.log)"
+
+# The fuzz test with thousands of problems (the suite runs 300 of them):
+# about a minute for the default 3000.  FUZZ_FIRST and FUZZ_CASES choose
+# the seeds; a failure names them.
+FUZZ_FIRST ?= 1
+FUZZ_CASES ?= 3000
+fuzz: deps
+	RLSC_FUZZ_FIRST=$(FUZZ_FIRST) RLSC_FUZZ_CASES=$(FUZZ_CASES) NOT_CRAN=true $(RSCRIPT) -e \
+	  'testthat::test_local(".", filter = "fuzz", reporter = testthat::ProgressReporter$$new(show_praise = FALSE), stop_on_failure = TRUE)'
 
 bench: install
 	$(RSCRIPT) bench/path.R
@@ -85,4 +120,5 @@ bench-scale: install
 	$(RSCRIPT) bench/scale.R
 
 clean:
-	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz src/*.o src/*.so demo-output valgrind-lib valgrind.log
+	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz src/*.o src/*.so demo-output valgrind-lib valgrind.log \
+	  sanitize-lib sanitize.log

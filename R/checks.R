@@ -38,11 +38,31 @@ check_weights <- function(weights, n) {
   weights <- as.double(weights)
   if (!all_finite(weights)) stop_arg("`weights` must not contain NA, NaN or Inf values")
   if (any(weights < 0)) stop_arg("`weights` must be non-negative")
+  if (!is.finite(sum(weights))) {
+    stop_arg("`weights` must have a finite sum, not Inf (the largest is ",
+             format(max(weights), digits = 3), "); divide them by a constant, which changes ",
+             "only the scale of `lambda`")
+  }
   if (sum(weights > 0) < 2L) {
     stop_arg("`weights` must be positive for at least 2 observations, not ",
              sum(weights > 0))
   }
   weights
+}
+
+# With an intercept the leverage of observation i is at least its share of the
+# weight, w_i / sum(w): a share within 1e-6 of 1 (the threshold at which a LOO
+# value of the direct form is undefined, src/path.c) leaves that observation
+# without a LOO value at every lambda, and no lambda helps.
+check_weight_share <- function(weights) {
+  i <- which.max(weights)
+  rest <- sum(weights[-i]) / sum(weights)
+  if (rest <= 1e-6) {
+    stop_arg("`weights` must leave more than 1e-6 of their total to the other observations ",
+             "when there is an intercept, not ", format(rest, digits = 3), ": observation ", i,
+             " has the rest, so its leverage is 1 and its leave-one-out value undefined at ",
+             "every `lambda`")
+  }
 }
 
 check_lambda <- function(lambda) {

@@ -97,7 +97,9 @@ fit_chunks <- function(src, template, call, lambda, nlambda, intercept, criterio
   standardize <- check_flag(standardize, "standardize")
   mom <- map_chunks(src, chunk_moments, merge_moments, template = template,
                     intercept = intercept, nfold = cv$K, what = "reading (pass 1)")
-  if (!is.null(cv$K)) mom <- c(Reduce(merge_moments, mom$folds), mom[c("n", "npos", "chunk_sumw", "folds")])
+  if (!is.null(cv$K)) {
+    mom <- c(Reduce(merge_moments, mom$folds), mom[c("n", "npos", "chunk_sumw", "ymax", "folds")])
+  }
   if (sum(mom$n) < 2) stop_arg("the chunks must hold at least 2 rows, not ", sum(mom$n))
   if (sum(mom$npos) < 2) {
     stop_arg("the weights must be positive for at least 2 observations, not ", sum(mom$npos))
@@ -173,7 +175,8 @@ chunked_kfold_table <- function(eng, folds, intercept, lambda, crit) {
   })
   per_fold <- map_chunks(eng$source$src, chunk_kfold_path, merge_fold_paths,
                          template = eng$source$template,
-                         engines = engines, lambda = lambda, classify = eng$source$template$type == "classification",
+                         engines = engines, lambda = lambda, unit = eng$source$unit,
+                         classify = eng$source$template$type == "classification",
                          what = "reading (pass 2)")
   folds_table(per_fold, lambda, model_df(eng, lambda),
               eng$source$template$type == "classification", crit)
@@ -181,13 +184,13 @@ chunked_kfold_table <- function(eng, folds, intercept, lambda, crit) {
 
 merge_fold_paths <- function(a, b) Map(merge_chunk_paths, a, b)
 
-chunk_kfold_path <- function(data, i, template, engines, lambda, classify) {
+chunk_kfold_path <- function(data, i, template, engines, lambda, classify, unit) {
   rows <- chunk_rows(data, template)
   fold <- chunk_folds(data, i, nrow(rows$x), length(engines))
   lapply(seq_along(engines), function(k) {
     idx <- which(fold == k)
     part <- heldout_path(engines[[k]], rows$x[idx, , drop = FALSE], rows$y[idx, , drop = FALSE],
-                         rows$w[idx], lambda, classify, list(name = "mse"))
+                         rows$w[idx], lambda, classify, list(name = "mse"), unit)
     part$npos <- sum(rows$w[idx] > 0)
     part
   })
@@ -207,6 +210,7 @@ chunk_moments <- function(data, i, template, intercept, nfold = NULL) {
     }))
   }
   mom$n <- stats::setNames(nrow(rows$x) + 0, i)
+  mom$ymax <- max_abs(rows$y)
   mom$npos <- sum(rows$w > 0)
   mom$chunk_sumw <- stats::setNames(sum(rows$w), i)
   mom
@@ -240,6 +244,7 @@ merge_moments <- function(a, b) {
 
 merge_chunk_bookkeeping <- function(a, b, out = list()) {
   if (!is.null(a$n)) {
+    out$ymax <- max(a$ymax, b$ymax)
     out$n <- c(a$n, b$n)
     out$npos <- a$npos + b$npos
     out$chunk_sumw <- c(a$chunk_sumw, b$chunk_sumw)
@@ -272,8 +277,9 @@ chunked_engine <- function(src, template, mom, intercept) {
   new_engine("primal", values = part$values, dropped = part$dropped, basis = NULL,
              direct = NULL, q = NULL, r0 = NULL, g = part$g, ybar = part$ybar,
              w = NULL, intercept = intercept, center = part$center, v = part$v,
-             beta0 = part$beta0, free_map = part$free_map, source = list(src = src, template = template, n = mom$n,
-                           chunk_sumw = mom$chunk_sumw, sumw = mom$sumw))
+             beta0 = part$beta0, free_map = part$free_map, noise = part$noise,
+             source = list(src = src, template = template, n = mom$n, chunk_sumw = mom$chunk_sumw,
+                           sumw = mom$sumw, unit = loss_unit(mom$ymax)))
 }
 
 # Pass 2 (and every later pass): the LOO path of each chunk's rows, merged.
@@ -305,8 +311,10 @@ chunk_path <- function(data, i, eng, lambda, classify, keep) {
   basis <- project_rows(rows$x, eng$center, eng$v)
   q <- 1 - eng$intercept * rows$w / source$sumw - free_leverage(rows$x, rows$w, eng)
   r0 <- offset_residuals(rows$x, rows$y, eng)
-  part <- .Call(C_rlsc_loo_path, basis, eng$values, eng$g, q, r0, rows$y, rows$w, rows$w,
-                seq_len(n), lambda, FALSE, classify, keep)
+  unit <- source$unit   # one for every chunk, so that their losses merge
+  part <- in_units(.Call(C_rlsc_loo_path, basis, eng$values, eng$g / unit, q, r0 / unit,
+                         rows$y / unit, rows$w, rows$w, seq_len(n), lambda, FALSE, classify, keep),
+                   unit, ncol(rows$y))
   part$npos <- sum(rows$w > 0)
   if (keep) {
     part[c("omh", "fitted", "loo", "y", "weights")] <-

@@ -57,13 +57,13 @@ criteria_columns <- function(stat, classify, nt, crit) {
 # weighted mean square (`rss`) and, for cv = "gcv", GCV(lambda).
 path_table <- function(path, lambda, classify, crit) {
   ok <- path$n_na == 0
-  stat <- function(k) {
-    list(ifelse(ok, path$mean[, k], NA_real_),
-         ifelse(ok, sqrt(path$m2[, k] / path$w[, k] / (path$npos - 1)), NA_real_))
+  stat <- function(k) {   # in the units of y (the path's losses are in `unit`s)
+    back <- function(v) ifelse(ok, from_unit(v, path$unit, path$power[k]), NA_real_)
+    list(back(path$mean[, k]), back(sqrt(path$m2[, k] / path$w[, k] / (path$npos - 1))))
   }
   cols <- criteria_columns(stat, classify, ncol(path$mean) - 4L, crit)
   if (needs_values(crit)) cols[paste0(crit$name, c("", "_se"))] <- path$value
-  rss <- path$mean[, 4L]
+  rss <- from_unit(path$mean[, 4L], path$unit, path$power[4L])
   if (identical(crit$name, "gcv")) {
     # MASS::lm.ridge's RSS / (n - df)^2, with weights the weighted residual sum
     # of squares rescaled to n observations

@@ -9,24 +9,37 @@
 
 # Rows whose weight is below this share of the largest are evaluated in the
 # direct form: in the complement form their values are divided by sqrt(w_i),
-# which amplifies the rounding of U by 1 / sqrt(w_i).
-negligible_weight <- 1e-6
+# which amplifies the rounding of U (relative eps) to about
+# eps sqrt(n max(w) / w_i), 1e-9 at this share.  Above it the complement form
+# is the accurate one: the direct form computes 1 - h by cancellation, and a
+# row of small weight can still be nearly interpolated at small lambda (a
+# share of 2.4e-7 once gave LOO values off by 2.5e-5 there).  Near this share
+# neither form is exact at small lambda (notes of issue 14).
+negligible_weight <- 1e-12
 
 dual_engine <- function(kernel, x, y, w, intercept) {
   rows <- which(w > 0)
+  check_dual_memory(length(rows))
   center <- kernel_center(kernel, x, w, rows, intercept)
   src <- kernel_source(kernel, x, w, rows, center)
   eig <- tryCatch(
     .Call(C_rlsc_kernel_eigen, src$k, src$w, src$type, src$params, src$center, intercept),
     error = function(e) {
+      if (grepl("cannot allocate", conditionMessage(e))) {
+        stop_dual_memory(length(rows), "more than R could allocate")
+      }
       if (kernel$name != "linear" || !grepl("overflow", conditionMessage(e))) stop(e)
-      check_overflow(Inf, "x")
+      check_overflow(Inf, "x", w)
     })
   rm(src)
   if (kernel$name %in% c("custom", "precomputed")) warn_indefinite(eig$values)
+  # below the floor an eigenvalue is rounding: for the linear kernel the
+  # rounding of a constant column, for other kernels that of the decomposition
+  # and of the kernel's entries (dropping those is no loss worth a warning)
   floor <- if (kernel$name == "linear") linear_floor(x, w, max(length(rows), ncol(x))) else 0
+  noise <- max(floor, kernel_noise(eig$kmax, w[rows]))
   if (kernel$name == "linear") check_underflow(eig$values, x, w, intercept)
-  kept <- kept_directions(eig$values, length(rows), floor)
+  kept <- kept_directions(eig$values, length(rows), floor, noise)
   keep <- kept$keep
   values <- eig$values[keep]
   n <- nrow(y)
@@ -51,17 +64,65 @@ dual_engine <- function(kernel, x, y, w, intercept) {
                     direct = direct, q = q, r0 = r0, g = sqrt(values) * z[keep, , drop = FALSE],
                     ybar = ybar, w = w, intercept = intercept, center = center,
                     kernel = kernel, x = if (kernel$name != "precomputed") x[rows, , drop = FALSE],
-                    kbar = kbar, rows = rows)
-  if (any(direct) && length(values)) {
-    # direct rows: projected like new data, B_0 = (K_0 - 1 kbar')(s o U) / sqrt(Lambda)
+                    kbar = kbar, rows = rows, noise = noise)
+  if (any(direct)) {
+    # direct rows: projected like new data, B_0 = (K_0 - 1 kbar')(s o U) / sqrt(Lambda),
+    # and their values at lambda = Inf (also when no direction is kept)
     dr <- which(direct)
-    k0 <- dual_cross(eng, x[dr, , drop = FALSE])
-    su <- s * u
-    eng$basis[dr, ] <- sweep(k0 %*% su, 2L, sqrt(values), "/")
+    if (length(values)) {
+      k0 <- dual_cross(eng, x[dr, , drop = FALSE])
+      eng$basis[dr, ] <- sweep(k0 %*% (s * u), 2L, sqrt(values), "/")
+      attr(eng, "direct_err") <- new_row_factor(eng$basis[dr, , drop = FALSE], values)
+    }
     eng$q[dr] <- 1 - intercept * w[dr] / sum(w)
     eng$r0[dr, ] <- resid[dr, , drop = FALSE]
   }
   eng
+}
+
+# The dual form holds about three n x n matrices at once (the kernel, which
+# the eigendecomposition destroys, its eigenvectors, and their copy in the
+# engine): when they cannot fit in the memory available, say so before
+# starting, with the size, instead of R's allocation error midway (which is
+# also turned into this message).
+check_dual_memory <- function(n, available = available_memory()) {
+  if (is.na(available) || 3 * 8 * as.double(n)^2 <= available) return(invisible())
+  stop_dual_memory(n, paste("more than the", format_bytes(available), "available"))
+}
+
+stop_dual_memory <- function(n, than) {
+  stop_arg(sprintf(paste0(
+    "a kernel (or dual) fit with n = %d rows of positive weight needs about 3 x %s of memory ",
+    "for its n x n matrices, %s; fit a subsample of the rows, or a linear model on explicit ",
+    "features (with fewer columns than rows, the primal form)"),
+    n, format_bytes(8 * as.double(n)^2), than))
+}
+
+# Bytes of memory available to this process, NA where unknown (Linux:
+# MemAvailable of /proc/meminfo).
+available_memory <- function() {
+  info <- tryCatch(readLines("/proc/meminfo", warn = FALSE), error = function(e) character())
+  line <- grep("^MemAvailable:", info, value = TRUE)
+  if (length(line) != 1L) return(NA_real_)
+  1024 * as.double(gsub("[^0-9]", "", line))
+}
+
+format_bytes <- function(b) {
+  if (b >= 1e9) sprintf("%.1f GB", b / 1e9) else sprintf("%.0f MB", b / 1e6)
+}
+
+# The rounding error of the weighted centered kernel: its entries are
+# computed to about eps times the largest entry of the kernel, kmax, so its
+# eigenvalues carry errors of about 2 eps kmax sqrt(sum(w) max(w)) (the norm
+# of a symmetric matrix of such independent errors, scaled by the weights;
+# errors shared by a whole row go with the centering).  When the kernel's
+# entries are far larger than its centered part (a polynomial kernel or a
+# sparse x with a large common offset, a precomputed kernel with a large
+# constant, an RBF kernel nearly constant over the data) that is most of the
+# centered kernel: directions below it are noise, and warn_unreliable()
+# compares lambda with it.
+kernel_noise <- function(kmax, w) {
+  2 * .Machine$double.eps * kmax * sqrt(sum(w)) * sqrt(max(w))
 }
 
 # The rows of the linear and RBF kernels are shifted by the weighted mean
@@ -145,10 +206,84 @@ centered_crossprod <- function(x, center, c) {
   crossprod(x - rep(center, each = nrow(x)), c)
 }
 
+# Decision values of new rows, with the bound of their rounding error (see
+# new_row_factor()) as attribute "bound", which predict() compares with the
+# scale of y (warn_prediction()); a snapshot has no U to bound them with.
 engine_decision.rlsc_dual <- function(eng, newx, lambda) {
   if (eng$kernel$name == "linear") return(linear_decision(newx, engine_coef(eng, lambda)))
-  dual_cross(eng, newx) %*% dual_coefficients(eng, lambda) + rep(eng$ybar, each = nrow(newx))
+  k0 <- dual_cross(eng, newx)
+  f <- k0 %*% dual_coefficients(eng, lambda) + rep(eng$ybar, each = nrow(k0))
+  values <- eng$values
+  if (length(values)) {
+    b0 <- sweep(k0 %*% (sqrt(eng$w[eng$rows]) * dual_u(eng)), 2L, sqrt(values), "/")
+    bound <- new_row_factor(b0, values) %o% lambda_factor(eng$g, values, lambda)
+    # rows of negligible weight: their U, rebuilt from their own B_0, carries
+    # that error into their coefficients c_i = w_i B_0i (g / (Lambda (Lambda + lambda)))
+    tiny <- which(eng$direct[eng$rows])
+    if (length(tiny)) {
+      dr <- eng$rows[tiny]
+      dc <- eng$w[dr] * new_row_factor(eng$basis[dr, , drop = FALSE], values) %o%
+        lambda_factor(eng$g / values, values, lambda)
+      bound <- bound + abs(k0[, tiny, drop = FALSE]) %*% dc
+    }
+    attr(f, "bound") <- bound
+  }
+  f
 }
+
+warn_prediction <- function(bound, y, lambda) {
+  bad <- rowSums(bound > 1e-6 * rep(y_scale(y), each = nrow(bound))) > 0
+  if (!any(bad)) return(invisible())
+  warning(sprintf(paste0(
+    "predictions at %d new row(s) may be inaccurate (relative error above 1e-6) at `lambda` ",
+    "= %s: the rounding of the eigenvectors of small eigenvalues reaches new rows far ",
+    "more than the training rows; use a larger `lambda`"),
+    sum(bad), format(lambda, digits = 3)), call. = FALSE)
+}
+
+# Rows evaluated like new data (new rows in predict(), rows of zero or
+# negligible weight in the path) are less accurate than rows of the
+# decomposition: the eigenvectors of small eigenvalues carry rounding from
+# the large ones, about eps Lambda_1 / Lambda_j of u_j, which a new row's
+# projections a_j = u_j'(s o k0) carry into the directions k of small
+# Lambda_k + lambda.  The error of f - ybar is about
+#     eps Lambda_1 (sum_j |a_j| / Lambda_j) (sum_k |z_k| / (Lambda_k + lambda)),
+# a row factor times a factor of lambda (within a factor 5 above the errors
+# fuzzed problems showed; the rows of the decomposition need no such bound,
+# their a_j being u_ij Lambda_j / s_i).  With a_j = B_0j sqrt(Lambda_j) and
+# z_k = g_k / sqrt(Lambda_k):
+new_row_factor <- function(b0, values) {
+  .Machine$double.eps * max(values) * drop(abs(b0) %*% (1 / sqrt(values)))
+}
+
+lambda_factor <- function(g, values, lambda) {
+  colSums(abs(g) / sqrt(values) / (values + lambda))
+}
+
+# The number of rows of zero or negligible weight whose fitted and LOO values
+# may be off by more than 1e-6 of the scale of y, at each lambda.
+direct_rows_loose <- function(eng, y, lambda) {
+  rows <- attr(eng, "direct_err")
+  if (is.null(rows)) return(rep(0, length(lambda)))
+  scale <- y_scale(y)
+  vapply(lambda, function(l) {
+    est <- rows %o% (lambda_factor(eng$g, eng$values, l) / scale)   # rows x T
+    sum(apply(est > 1e-6, 1L, any))
+  }, 1)
+}
+
+y_scale <- function(y) apply(y, 2L, function(col) max(abs(col - mean(col))))
+
+warn_direct_rows <- function(loose, lambda) {
+  if (!any(loose > 0)) return(invisible())
+  warning(sprintf(paste0(
+    "fitted and leave-one-out values of up to %d row(s) of zero or negligible weight ",
+    "(evaluated like new rows) may be inaccurate (relative error above 1e-6) at %d value(s) ",
+    "of `lambda` up to %s: the rounding of the eigenvectors of small eigenvalues reaches ",
+    "rows outside the decomposition far more than the others; use larger values of `lambda`"),
+    max(loose), sum(loose > 0), format(max(lambda[loose > 0]), digits = 3)), call. = FALSE)
+}
+
 
 warn_indefinite <- function(values) {
   top <- max(values, 0)

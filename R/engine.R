@@ -31,6 +31,11 @@
 #              and what reading it needs; its rows are not held, so `basis`,
 #              `direct`, `q`, `r0` and `w` are NULL and its path streams the
 #              chunks again.  NULL otherwise.
+#   noise      the absolute error that rounding of the data or the kernel can
+#              put into each kept eigenvalue beyond dsyevr's own eps * Lambda_1
+#              (one value, or one per kept direction): the noise floor below
+#              which directions are dropped (kept_directions()), and what
+#              warn_unreliable() compares lambda with
 # Methods: engine_path() (the LOO path over a grid of lambda), engine_coef()
 # (coefficients at one lambda) and engine_decision() (decision values of new
 # rows at one lambda).  The kernel fits' snapshot (class "rlsc_snapshot",
@@ -38,15 +43,15 @@
 
 engine_fields <- c("form", "values", "dropped", "basis", "direct", "q", "r0", "g", "ybar",
                    "w", "intercept", "center", "v", "beta0", "free_map", "kernel", "x", "kbar",
-                   "rows", "source")
+                   "rows", "noise", "source")
 
 new_engine <- function(form, values, dropped, basis, direct, q, r0, g, ybar, w, intercept,
                        center = NULL, v = NULL, beta0 = NULL, free_map = NULL, kernel = NULL,
-                       x = NULL, kbar = NULL, rows = NULL, source = NULL) {
+                       x = NULL, kbar = NULL, rows = NULL, noise = 0, source = NULL) {
   eng <- list(form = form, values = values, dropped = dropped, basis = basis, direct = direct,
               q = q, r0 = r0, g = g, ybar = ybar, w = w, intercept = intercept,
               center = center, v = v, beta0 = beta0, free_map = free_map, kernel = kernel,
-              x = x, kbar = kbar, rows = rows, source = source)
+              x = x, kbar = kbar, rows = rows, noise = noise, source = source)
   class <- c(if (!is.null(source)) "rlsc_chunked", paste0("rlsc_", form), "rlsc_engine")
   validate_engine(structure(eng, class = class))
 }
@@ -70,8 +75,8 @@ validate_engine <- function(eng) {
   nt <- length(eng$ybar)
   chunked <- !is.null(eng$source)
   if (!is_num(eng$values) || !is_num(eng$dropped, 1L) || !(chunked || is_num(eng$w)) ||
-      !is_num(eng$ybar) || !nt) {
-    bad("`values`, `dropped`, `w` and `ybar` must be double vectors")
+      !is_num(eng$ybar) || !nt || !is_num(eng$noise) || !length(eng$noise) %in% c(1L, r)) {
+    bad("`values`, `dropped`, `w`, `ybar` and `noise` (1 or r values) must be double vectors")
   }
   if (!is_mat(eng$g, r, nt)) bad("`g` must be r x T (r = ", r, ", T = ", nt, ")")
   if (chunked) {
@@ -114,19 +119,49 @@ engine_decision <- function(eng, newx, lambda) UseMethod("engine_decision")
 # number of undefined LOO values and df; with keep = TRUE also 1 - h (n x L)
 # and the fitted and LOO values (n x T x L).  The rows of each form go through
 # src/path.c in one call.
+#
+# y, g and r0 go to C divided by `unit`, the power of two nearest below
+# max |y| (exact), so that the squared losses and the squared deviations of
+# the squared losses (about y^4) neither overflow nor underflow: y of 1e80 or
+# 1e-80 has standard errors, not Inf or 0.  The criteria come back in units of
+# `unit` raised to `power` (one per criterion column: squared losses 2,
+# absolute 1, misclassification 0); path_table() converts them, and paths
+# merged by merge_stats() must share their unit.  The kept outputs are in the
+# units of y.
 engine_path.rlsc_engine <- function(eng, y, lambda, classify = FALSE, keep = FALSE) {
+  unit <- loss_unit(y)
   out <- NULL
   for (direct in c(TRUE, FALSE)) {
     rows <- which(eng$direct == direct)
     if (!length(rows)) next
-    g <- if (direct) eng$g else eng$g / sqrt(eng$values)
-    part <- .Call(C_rlsc_loo_path, eng$basis, eng$values, g, eng$q, eng$r0, y, eng$w, eng$w,
-                  rows, lambda, !direct, classify, keep)
+    g <- (if (direct) eng$g else eng$g / sqrt(eng$values)) / unit
+    part <- .Call(C_rlsc_loo_path, eng$basis, eng$values, g, eng$q, eng$r0 / unit, y / unit,
+                  eng$w, eng$w, rows, lambda, !direct, classify, keep)
     part$npos <- sum(eng$w[rows] > 0)
     out <- merge_path(out, part, rows, nrow(eng$basis))
   }
+  out <- in_units(out, unit, ncol(y))
   out$df <- model_df(eng, lambda)
   out
+}
+
+# The powers of the unit of y in the loss columns of src/path.c: squared
+# errors 2, absolute 1, misclassification 0, squared residuals 2, and the
+# squared error of each response column 2.
+loss_powers <- function(nt) c(2, 1, 0, 2, rep(2, nt))
+
+# A power of two near max |y|: dividing by it is exact.
+loss_unit <- function(y) {
+  top <- max_abs(y)
+  if (!is.finite(top) || top == 0) return(1)
+  2^floor(log2(top))
+}
+
+# Values in units of `unit`^power back in the units of y, without forming
+# unit^2 (which overflows before the value does).
+from_unit <- function(v, unit, power) {
+  for (k in seq_len(power)) v <- v * unit
+  v
 }
 
 effective_df <- function(values, lambda) {
@@ -199,13 +234,17 @@ path_outputs <- function(eng, y, w, lambda) {
 
 # The eigen-directions an engine keeps, one rule for every form: above the
 # numerical rank threshold, relative to the largest eigenvalue (m, the order
-# of the matrix, times eps), and above `floor` (one value, or one per
-# direction), the eigenvalue that rounding noise of the entries alone can give.
+# of the matrix, times eps), above `floor` (one value, or one per direction),
+# the eigenvalue that rounding of the centering alone can give a column that
+# is constant, and above `noise`, the error that rounding of the data or the
+# kernel can put into an eigenvalue (large when centering cancelled digits).
 # Dropping the others is the pseudo-inverse at lambda = 0 and changes little
 # for lambda > 0 (warn_unreliable() says when it may matter).  Returns the kept
-# directions and the largest eigenvalue dropped above its floor.
-kept_directions <- function(values, m, floor = 0) {
-  keep <- values > pmax(max(values, 0) * m * .Machine$double.eps, floor)
+# directions and the largest eigenvalue dropped above `floor`: directions
+# below `floor` are rounding of a constant, those below `noise` may be signal
+# lost to cancellation.
+kept_directions <- function(values, m, floor = 0, noise = 0) {
+  keep <- values > pmax(max(values, 0) * (m * .Machine$double.eps), floor, noise)
   list(keep = keep, dropped = max(values[!keep & values > floor], 0))
 }
 
@@ -236,36 +275,108 @@ check_underflow <- function(values, x, w, intercept) {
   }
 }
 
-check_overflow <- function(gram, arg) {
-  if (!all_finite(gram)) {
-    stop_arg("`", arg, "` is too large in magnitude: its cross-products overflow; ",
-             "rescale it")
+check_overflow <- function(gram, arg, w = NULL) {
+  if (all_finite(gram)) return(invisible())
+  if (!is.null(w) && max(w) > 1) {
+    stop_arg("`", arg, "` and `weights` are too large together: the weighted cross-products ",
+             "overflow; rescale `", arg, "` or divide `weights` by a constant (which changes ",
+             "only the scale of `lambda`)")
+  }
+  stop_arg("`", arg, "` is too large in magnitude: its cross-products overflow; rescale it")
+}
+
+# The default grid spans 10 sum(Lambda) down to about 0.1 / sum(1 / Lambda)
+# (default_lambda()): both must be finite numbers, or the spectrum is out of
+# the range of doubles and the user is told which way.
+check_spectrum_range <- function(values, what) {
+  if (!length(values)) return(invisible())
+  if (!is.finite(10 * sum(values))) {
+    stop_arg("the default `lambda` grid overflows: the eigenvalues of ", what, " reach ",
+             format(max(values), digits = 3), "; rescale `x` or divide `weights` by a ",
+             "constant (which changes only the scale of `lambda`), or give `lambda`")
+  }
+  if (!is.finite(sum(1 / values))) {
+    stop_arg("the default `lambda` grid underflows: the eigenvalues of ", what, " go down to ",
+             format(min(values), digits = 3), "; rescale `x` or multiply `weights` by a ",
+             "constant (which changes only the scale of `lambda`), or give `lambda`")
   }
 }
 
 # The eigenvalues carry absolute errors of about eps * Lambda_1, so the LOO
 # values at lambda lose about log10(Lambda_1 / (Lambda_r + lambda)) digits
 # (Lambda_r the smallest direction kept); a direction dropped as numerically
-# zero changes them by up to about its eigenvalue / lambda.  Beyond a condition
-# number of 1e9, or a dropped share of 1e-6, fewer than about six correct digits
-# may be left: say so.
-warn_unreliable <- function(eng, lambda) {
+# zero changes them by up to about its eigenvalue / lambda (at lambda = 0 it
+# makes the fit the minimum-norm one, which differs from least squares when
+# the columns are only nearly collinear); and rounding of the data or the
+# kernel before the decomposition (`noise`, the error it can put into each
+# eigenvalue, large when the centering cancelled most digits) changes them by
+# about noise / (Lambda_k + lambda).  Beyond a condition number of 1e9, a
+# dropped share of 1e-6 or a noise share of 1e-6, fewer than about six correct
+# digits may be left: say so, and why.
+# New rows (predict()) can have far larger components than the training rows
+# along the directions dropped as numerically zero: for them a dropped share
+# of 1e-9 already matters (`new_rows = TRUE`).
+# Which lambdas fall under those limits, and why (one logical each).
+reliability <- function(eng, lambda, new_rows = FALSE) {
   values <- eng$values
-  if (!length(values)) return(invisible())
-  bad <- unreliable(eng, lambda)
+  conditioned <- cancelled <- rep(FALSE, length(lambda))
+  if (length(values)) {
+    conditioned <- max(values) / (min(values) + lambda) > 1e9
+    noise <- eng$noise %||% 0
+    cancelled <- vapply(lambda, function(l) max(noise / (values + l)), 1) > 1e-6
+  }
+  near_dropped <- eng$dropped > (if (new_rows) 1e-9 else 1e-6) * lambda   # lambda = 0: any
+  # directions dropped below the rounding error of a centering that cancelled
+  # digits (a noise far above the eps * Lambda_1 of any decomposition)
+  noise_max <- max(eng$noise %||% 0, 0)
+  lost <- eng$dropped <= noise_max &&
+    noise_max > 1e3 * .Machine$double.eps * max(values, eng$dropped)
+  cancelled <- cancelled | (near_dropped & lost)
+  list(conditioned = conditioned, near_dropped = near_dropped, cancelled = cancelled, lost = lost,
+       bad = conditioned | near_dropped | cancelled)
+}
+
+unreliable <- function(eng, lambda) reliability(eng, lambda)$bad
+
+warn_unreliable <- function(eng, lambda, new_rows = FALSE) {
+  values <- eng$values
+  r <- reliability(eng, lambda, new_rows)
+  conditioned <- r$conditioned
+  near_dropped <- r$near_dropped
+  cancelled <- r$cancelled
+  lost <- r$lost
+  bad <- r$bad
   if (!any(bad)) return(invisible())
+  why <- c(
+    if (any(conditioned)) {
+      sprintf("they are below 1e-9 of the largest eigenvalue (%s)", format(max(values), digits = 3))
+    },
+    if (!lost && any(near_dropped & lambda > 0)) {
+      "they are near eigenvalues dropped as numerically zero"
+    },
+    if (!lost && any(near_dropped & lambda == 0)) {
+      paste("at `lambda` = 0 the directions dropped as numerically zero make the fit the",
+            "minimum-norm one, not least squares on columns that are only nearly collinear")
+    },
+    if (any(cancelled)) {
+      paste("they are within the rounding error of the centered cross-products or kernel,",
+            "whose entries are far larger than their centered part (a large common offset",
+            "of the columns of `x`, or a kernel nearly constant over the data)")
+    })
+  linear <- identical(eng$form, "primal") || identical(eng$kernel$name, "linear")
+  advice <- c("use larger values of `lambda`",
+              if (any(cancelled)) "center `x` (or change the kernel parameters)",
+              if (linear && any(conditioned | (near_dropped & !lost))) {
+                "put the columns of `x` on comparable scales (`standardize = TRUE`)"
+              })
+  advice <- paste(advice, collapse = ", or ")
   warning(sprintf(paste0(
     "leave-one-out values may be inaccurate (relative error above 1e-6) at %d value(s) ",
-    "of `lambda` up to %s: they are below 1e-9 of the largest eigenvalue (%s) or near ",
-    "eigenvalues dropped as numerically zero; use larger values of `lambda`"),
-    sum(bad), format(max(lambda[bad]), digits = 3), format(max(values), digits = 3)),
+    "of `lambda` up to %s: %s; %s"),
+    sum(bad), format(max(lambda[bad]), digits = 3), paste(why, collapse = "; "), advice),
     call. = FALSE)
 }
 
-unreliable <- function(eng, lambda) {
-  values <- eng$values
-  max(values) / (min(values) + lambda) > 1e9 | (lambda > 0 & eng$dropped > 1e-6 * lambda)
-}
 
 warn_undefined <- function(n_na) {
   if (!any(n_na > 0)) return(invisible())
@@ -287,6 +398,7 @@ spectral_filter <- function(values, lambda) {
 engine_at <- function(eng, lambda) {
   if (!is.null(eng$v) || identical(eng$kernel$name, "linear")) {
     cf <- at_lambdas(lambda, ncol(eng$g), function(l) engine_coef(eng, l))
+    cf[c("values", "dropped", "noise")] <- list(eng$values, eng$dropped, eng$noise)
     return(structure(cf, class = "rlsc_linear"))
   }
   eng

@@ -85,12 +85,38 @@ validate_rlsc <- function(fit) {
   if (snapshot) validate_snapshot(eng) else validate_engine(eng)
   nt <- if (snapshot) dim(eng$loo)[2L] else ncol(eng$g)
   if ((!chunked && length(eng$w) != n) || nt != ncol(y)) bad("its engine does not match `y`")
-  if (!is.null(fit$kernel)) {
-    params <- fit$kernel$params
-    if (!all(vapply(params, function(p) length(p) == 1L && (!is.numeric(p) || is.finite(p)), NA)) ||
-        isTRUE(params$sigma <= 0)) {
-      bad("its kernel must have one finite value of each parameter and a positive `sigma`")
+  if (!identical(fit$type, "regression") && !identical(fit$type, "classification")) {
+    bad("`type` must be \"regression\" or \"classification\"")
+  }
+  if (fit$type == "classification") {
+    k <- length(fit$classes)
+    if (!is.character(fit$classes) || k < 2L || ncol(y) != if (k == 2L) 1L else k) {
+      bad("`classes` must name the classes coded in the columns of `y`")
     }
   }
+  # the kernel of the fit and the one its engine evaluates new rows with
+  cross <- if (snapshot) eng$cross else eng
+  for (kern in list(fit$kernel, cross[["kernel"]])) {
+    if (!is.null(kern) && !valid_kernel(kern)) {
+      bad("its kernel must have one finite value of each parameter, a positive `sigma`, ",
+          "`scale` and whole `degree`, and a non-negative `offset`")
+    }
+  }
+  if (!is.null(cross[["x"]]) && ncol(cross[["x"]]) != fit$nvars) {
+    bad("its engine's training rows must have `nvars` = ", fit$nvars, " columns")
+  }
+  if (!is.null(eng[["v"]]) && nrow(eng[["v"]]) != fit$nvars) {
+    bad("its engine's eigenvectors must have `nvars` = ", fit$nvars, " rows")
+  }
   fit
+}
+
+valid_kernel <- function(kern) {
+  params <- kern$params
+  one <- vapply(params, function(p) length(p) == 1L && (!is.numeric(p) || is.finite(p)), NA)
+  positive <- function(p) is.null(p) || isTRUE(p > 0)
+  inherits(kern, "rlsc_kernel") && all(one) && positive(params$sigma) &&
+    positive(params$scale) && positive(params$degree) &&
+    (is.null(params$degree) || params$degree == round(params$degree)) &&
+    (is.null(params$offset) || isTRUE(params$offset >= 0))
 }

@@ -21,6 +21,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, crit, cv, k
   for (j in seq_len(nk)) {
     kern <- settings$kernels[[j]]
     eng <- dual_engine(kern, x, resp$y, weights, intercept)
+    if (is.null(lambda)) check_spectrum_range(eng$values, "the weighted centered kernel")
     lam <- lambda %||% default_lambda(eng$values, nlambda, least_squares_ok(eng, resp$y))
     tab <- validation_table(eng, x, resp, weights, intercept, lam, crit, cv, kern)
     tables[[j]] <- tab
@@ -30,7 +31,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, crit, cv, k
       score <- c(value[sel$index_min], if (tiebreak) tab$mse[sel$index_min])
       if (is.null(best) || better_score(score, best$score)) {
         best <- list(j = j, score = score, sel = sel, lambda = lam, table = tab,
-                     rank = length(eng$values),
+                     rank = length(eng$values), loose = direct_rows_loose(eng, resp$y, lam),
                      # K-fold past the grid would cost K more decompositions: say "may"
                      beyond = if (cv$type == "kfold") {
                        if (lam[sel$index_min] > 0) NA
@@ -50,6 +51,8 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, crit, cv, k
              "for every kernel parameter; use larger values of `lambda`")
   }
   warn_undefined(best$table$n_na)
+  warn_unreliable(best$engine, best$lambda)
+  warn_direct_rows(best$loose, best$lambda)
   # without any direction (a constant kernel) every lambda gives the same fit
   if (best$rank) warn_boundary(best$sel$index_min, length(best$lambda), best$beyond)
   warn_kernel_boundary(settings$grid, best$j)

@@ -222,7 +222,7 @@ check_kernel <- function(kernel, x, y) {
                " training rows (the length of `y`) for `kernel` = \"precomputed\", not ",
                nrow(x), " x ", ncol(x))
     }
-    check_symmetric(x, "`x` (a precomputed kernel)")
+    check_symmetric(if (is_sparse(x)) as.matrix(x) else x, "`x` (a precomputed kernel)")
   }
   kernel
 }

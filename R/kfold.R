@@ -24,6 +24,7 @@ kfold_table <- function(x, resp, w, intercept, folds, lambda, df, crit, kernel =
                         free = NULL) {
   classify <- resp$type == "classification"
   nfold <- max(folds)
+  unit <- loss_unit(resp$y)
   if (is.null(kernel)) {   # each fold's moments, once
     fold_moments <- lapply(seq_len(nfold), function(k) {
       held <- folds == k
@@ -41,32 +42,44 @@ kfold_table <- function(x, resp, w, intercept, folds, lambda, df, crit, kernel =
       eng <- moments_engine(Reduce(merge_moments, fold_moments[-k]), intercept,
                             nrow(x) - length(held), free)
       heldout_path(eng, x[held, , drop = FALSE], resp$y[held, , drop = FALSE], w[held], lambda,
-                   classify, crit)
+                   classify, crit, unit)
     } else {
       eng <- dual_engine(kernel, x, resp$y, train, intercept)
-      heldout_rows_path(eng, held, resp$y, w, lambda, classify, crit)
+      heldout_rows_path(eng, held, resp$y, w, lambda, classify, crit, unit)
     }
   })
   folds_table(per_fold, lambda, df, classify, crit)
 }
 
 # The held-out rows of a primal fold engine: B = (X_k - 1 xbar') V, no leverage.
-heldout_path <- function(eng, x, y, w, lambda, classify, crit) {
+heldout_path <- function(eng, x, y, w, lambda, classify, crit, unit) {
   n <- nrow(x)
   basis <- project_rows(x, eng$center, eng$v)
   r0 <- offset_residuals(x, y, eng)
   path_with_values(function(keep, lam) {
-    .Call(C_rlsc_loo_path, basis, eng$values, eng$g, rep(1, n), r0, y, w, numeric(n), seq_len(n),
-          lam, FALSE, classify, keep)
+    in_units(.Call(C_rlsc_loo_path, basis, eng$values, eng$g / unit, rep(1, n), r0 / unit, y / unit,
+                   w, numeric(n), seq_len(n), lam, FALSE, classify, keep), unit, ncol(y))
   }, lambda, y, w, crit)
 }
 
 # The held-out rows `held` of a dual fold engine (rows of zero weight in it).
-heldout_rows_path <- function(eng, held, y, w, lambda, classify, crit) {
+heldout_rows_path <- function(eng, held, y, w, lambda, classify, crit, unit) {
   path_with_values(function(keep, lam) {
-    .Call(C_rlsc_loo_path, eng$basis, eng$values, eng$g, eng$q, eng$r0, y, w, numeric(length(w)),
-          held, lam, FALSE, classify, keep)
+    in_units(.Call(C_rlsc_loo_path, eng$basis, eng$values, eng$g / unit, eng$q, eng$r0 / unit,
+                   y / unit, w, numeric(length(w)), held, lam, FALSE, classify, keep), unit, ncol(y))
   }, lambda, y[held, , drop = FALSE], w[held], crit)
+}
+
+# A path of src/path.c run on y / unit: its kept outputs back in the units of
+# y, its losses labelled with their unit (engine_path()).
+in_units <- function(part, unit, nt) {
+  if (!is.null(part$loo)) {
+    part$fitted <- part$fitted * unit
+    part$loo <- part$loo * unit
+  }
+  part$unit <- unit
+  part$power <- loss_powers(nt)
+  part
 }
 
 # One fold's per-lambda losses: the stats of the path, and the criteria that
@@ -83,13 +96,17 @@ folds_table <- function(per_fold, lambda, df, classify, crit) {
   nfold <- length(per_fold)
   fw <- vapply(per_fold, function(p) p$w[, 1L], numeric(length(lambda)))
   fw <- matrix(fw, length(lambda))
-  over_folds <- function(means) {
+  over_folds <- function(means, power = 0) {   # means in `unit`s, results in units of y
     means <- matrix(means, length(lambda))
     m <- rowSums(fw * means) / rowSums(fw)
     se <- sqrt(rowSums(fw * (means - m)^2) / rowSums(fw) / (nfold - 1))
-    list(m, se)
+    unit <- per_fold[[1L]]$unit %||% 1
+    list(from_unit(m, unit, power), from_unit(se, unit, power))
   }
-  stat <- function(k) over_folds(vapply(per_fold, function(p) p$mean[, k], numeric(length(lambda))))
+  stat <- function(k) {
+    over_folds(vapply(per_fold, function(p) p$mean[, k], numeric(length(lambda))),
+               per_fold[[1L]]$power[k])
+  }
   cols <- criteria_columns(stat, classify, ncol(per_fold[[1L]]$mean) - 4L, crit)
   if (needs_values(crit)) {
     cols[paste0(crit$name, c("", "_se"))] <-

@@ -73,7 +73,9 @@ beyond_grid <- function(eng, table_at, column, maximize, lambda, index) {
   edge <- lambda[index]
   probe <- probe_lambdas(eng, edge, index == 1L)
   if (!length(probe)) return(NA)
-  crit <- table_at(c(edge, probe))[[column]] * if (maximize) -1 else 1
+  crit <- tryCatch(table_at(c(edge, probe))[[column]], error = function(e) NULL)
+  if (is.null(crit)) return(NA)   # the criterion cannot be evaluated beyond the grid
+  crit <- crit * if (maximize) -1 else 1
   best <- which.min(crit[-1L])
   if (!length(best) || !(crit[best + 1L] < crit[1L] - 1e-8 * abs(crit[1L]))) return(NULL)
   sign <- if (maximize) -1 else 1

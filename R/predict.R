@@ -153,9 +153,15 @@ name_list <- function(x, max = 6L) {
 # m x n cross-kernel with the training rows.
 predict_design <- function(object, x, lambda) {
   x <- prepare_design(object, x)
-  f <- at_lambdas(lambda_value(object, lambda), ncol(object$y), function(l) {
-    list(f = engine_decision(object$engine, x, l))
-  })$f
+  lam <- lambda_value(object, lambda)
+  out <- at_lambdas(lam, ncol(object$y), function(l) {
+    f <- engine_decision(object$engine, x, l)
+    list(f = f, bound = attr(f, "bound"))
+  })
+  f <- out$f
+  attr(f, "bound") <- NULL
+  warn_unreliable(object$engine, lam, new_rows = TRUE)
+  if (!is.null(out$bound)) warn_prediction(out$bound, object$y, lam)
   dimnames(f) <- list(rownames(x), response_names(object))
   f
 }

@@ -6,15 +6,21 @@ primal_engine <- function(x, y, w, intercept, free = NULL) {
   mom <- if (is_sparse(x)) sparse_moments(x, y, w, intercept) else {
     .Call(C_rlsc_moments, x, y, w, intercept)
   }
-  part <- moments_engine(mom, intercept, max(dim(x)), free)
+  part <- moments_engine(mom, intercept, max(dim(x)), free, w)
   check_underflow(part$all_values, x, w, intercept)
   n <- nrow(x)
+  basis <- project_rows(x, part$center, part$v)
+  # xbar is the weighted mean rounded to a double: with a large common offset
+  # its error (eps times the offset) shifts every row of B alike and costs
+  # digits of 1 - h wherever h is near 1.  The weighted mean of the rows of B
+  # is that error (times v), from exact differences: remove it.
+  if (intercept && length(part$v)) basis <- basis - rep(colSums(w * basis) / sum(w), each = n)
   new_engine("primal", values = part$values, dropped = part$dropped,
-             basis = project_rows(x, part$center, part$v), direct = rep(TRUE, n),
+             basis = basis, direct = rep(TRUE, n),
              q = 1 - intercept * w / sum(w) - free_leverage(x, w, part),
              r0 = offset_residuals(x, y, part), g = part$g, ybar = part$ybar, w = w,
              intercept = intercept, center = part$center, v = part$v, beta0 = part$beta0,
-             free_map = part$free_map)
+             free_map = part$free_map, noise = part$noise)
 }
 
 # The primal engine of moments (in memory, of K - 1 folds, or merged from
@@ -26,8 +32,8 @@ primal_engine <- function(x, y, w, intercept, free = NULL) {
 # v = [-A V; V], A = S_zz^-1 S_zu; their coefficients are beta0 - A beta_u,
 # beta0 = S_zz^-1 S_zy (rows z), and their leverage
 # w_i |(x_i - xbar) free_map|^2 with free_map = S_zz^(-1/2) (rows z).
-moments_engine <- function(mom, intercept, nrows, free = NULL) {
-  check_overflow(mom$sxx, "x")
+moments_engine <- function(mom, intercept, nrows, free = NULL, w = NULL) {
+  check_overflow(mom$sxx, "x", w)
   d <- length(mom$xbar)
   pen <- setdiff(seq_len(d), free)
   sxx <- mom$sxx
@@ -52,7 +58,9 @@ moments_engine <- function(mom, intercept, nrows, free = NULL) {
   }
   eig <- .Call(C_rlsc_eigen, sxx)
   m <- max(nrows, d)
-  kept <- kept_directions(eig$values, m, direction_floor(eig$vectors, mom$xmax[pen], mom$sumw, m))
+  floor <- direction_floor(eig$vectors, mom$xmax[pen], mom$sumw, m)
+  noise <- if (is.null(mom$raw)) floor else pmax(floor, raw_noise(eig$vectors, mom$raw[pen]))
+  kept <- kept_directions(eig$values, m, floor, noise)
   vp <- eig$vectors[, kept$keep, drop = FALSE]
   v <- matrix(0, d, ncol(vp))
   v[pen, ] <- vp
@@ -61,7 +69,7 @@ moments_engine <- function(mom, intercept, nrows, free = NULL) {
   list(values = eig$values[kept$keep], all_values = c(eig$values, diag(mom$sxx)[free]),
        dropped = kept$dropped, v = v,
        g = crossprod(vp, sxy), center = mom$xbar, ybar = mom$ybar, beta0 = beta0,
-       free_map = free_map)
+       free_map = free_map, noise = if (any(kept$keep)) noise[kept$keep] else max(noise, 0))
 }
 
 # The unpenalized columns' share of the leverage of rows x (0 without them).
@@ -81,6 +89,16 @@ offset_residuals <- function(x, y, eng) {
 # one per unpenalized column (the intercept adds one more).
 model_df <- function(eng, lambda) {
   effective_df(eng$values, lambda) + if (is.null(eng$free_map)) 0 else ncol(eng$free_map)
+}
+
+# Sparse x: its co-moments are raw cross-products minus the mean terms, so
+# each carries an absolute error of about eps times the raw one; with a large
+# common offset of a column (values far from 0 in most rows) that cancels
+# most digits.  In direction v_k the error is up to eps (sum_j |v_jk|
+# sqrt(raw_jj))^2, with raw_jj = sum_i w_i x_ij^2: directions below it are
+# noise, and warn_unreliable() compares lambda with it.
+raw_noise <- function(vectors, raw) {
+  (sqrt(.Machine$double.eps) * colSums(abs(vectors) * sqrt(raw)))^2   # no overflow of the square
 }
 
 # The noise floor of each eigen-direction v_k: the centering rounds column j
@@ -112,8 +130,9 @@ sparse_moments <- function(x, y, w, intercept) {
   xmax <- numeric(ncol(x))
   nz <- diff(xp@p)
   xmax[nz > 0] <- vapply(split(abs(xp@x), rep.int(seq_len(ncol(x)), nz)), max, 0)
-  list(sumw = sw, xbar = xbar, ybar = ybar, xmax = xmax,
-       sxx = as.matrix(Matrix::crossprod(sx)) - sw * tcrossprod(xbar),
+  raw <- as.matrix(Matrix::crossprod(sx))
+  list(sumw = sw, xbar = xbar, ybar = ybar, xmax = xmax, raw = diag(raw),
+       sxx = raw - sw * tcrossprod(xbar),
        sxy = as.matrix(Matrix::crossprod(x, w * sweep(y, 2L, ybar))))
 }
 

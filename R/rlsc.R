@@ -199,6 +199,7 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
   weights <- check_weights(weights, n)
   weights <- weights * class_weight_of(class_weights, resp)
   intercept <- check_flag(intercept, "intercept")
+  if (intercept) check_weight_share(weights)
   nlambda <- check_count(nlambda, "nlambda")
   lambda <- check_lambda(lambda)
   cv <- check_cv(cv, foldid, n)
@@ -239,6 +240,7 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
   eng <- if (mode == "primal") primal_engine(x, resp$y, weights, intercept, free) else {
     dual_engine(kernel_linear(), x, resp$y, weights, intercept)
   }
+  if (is.null(lambda)) check_spectrum_range(eng$values, "the weighted cross-products of `x`")
   lambda <- lambda %||% default_lambda(eng$values, nlambda, least_squares_ok(eng, resp$y))
   dual <- if (mode == "dual") kernel_linear()
   table_at <- function(l) {
@@ -247,6 +249,7 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
   path <- table_at(lambda)
   warn_undefined(path$n_na)
   warn_unreliable(eng, lambda)
+  warn_direct_rows(direct_rows_loose(eng, resp$y, lambda), lambda)
   fit <- new_rlsc(call, eng, path, crit, resp, weights, intercept, mode, x, scale, cv = cv)
   check_boundary(fit, eng, table_at)
   fit

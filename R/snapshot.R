@@ -11,7 +11,8 @@ new_snapshot <- function(eng, y, lambda) {
   n <- nrow(y)
   nt <- ncol(y)
   structure(list(
-    lambda = lambda, values = eng$values, dropped = eng$dropped, w = eng$w, omh = path$omh,
+    lambda = lambda, values = eng$values, dropped = eng$dropped, noise = eng$noise, w = eng$w,
+    omh = path$omh,
     fitted = path$fitted, loo = path$loo,
     coef = array(unlist(lapply(coefs, `[[`, "coef")), c(n, nt, length(lambda))),
     intercept = matrix(unlist(lapply(coefs, `[[`, "intercept")), nt),

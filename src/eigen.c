@@ -1,36 +1,152 @@
-/* Step 2: the one eigendecomposition of a symmetric matrix, by LAPACK's dsyevr
-   (MRRR); eigenvalues are returned largest first. */
+/* Step 2: the one eigendecomposition of a symmetric matrix, eigenvalues
+   returned largest first.  The steps of LAPACK's dsyevr (MRRR), called one
+   block at a time so that a long decomposition answers interrupts:
+     1. reduction to tridiagonal form T = Q' A Q (dsytrd's blocked loop:
+        dlatrd on a panel of columns, dsyr2k on the rest),
+     2. eigenpairs of T (dstemr, O(n^2); dsteqr if dstemr fails, as dsyevr
+        falls back on other routines),
+     3. back-transformation Z <- Q Z, a few Householder reflectors at a time
+        (dormql, as dormtr applies them).
+   Between blocks R_CheckUserInterrupt(): the blocks are sized to a few times
+   1e8 floating-point operations, a fraction of a second even with the
+   reference BLAS.  Scratch memory comes from R_alloc, so a jump out frees it. */
 #include "rlsc.h"
+#include <float.h>
+
+/* dstemr is in every LAPACK that has dsyevr (which calls it), R's own
+   included, but R_ext/Lapack.h does not declare it. */
+extern void F77_NAME(dstemr)(const char *jobz, const char *range, const int *n, double *d,
+                             double *e, const double *vl, const double *vu, const int *il,
+                             const int *iu, int *m, double *w, double *z, const int *ldz,
+                             const int *nzc, int *isuppz, int *tryrac, double *work,
+                             const int *lwork, int *iwork, const int *liwork, int *info
+                             FCLEN FCLEN);
+
+/* floating-point operations between two interrupt checks */
+#define EIGEN_FLOPS 2e8
+
+static int clamp_block(double b, int hi)
+{
+    if (!(b >= 1.0)) return 1;
+    return b > hi ? hi : (int) b;
+}
+
+/* The upper triangle of a (n x n) to tridiagonal form: d (n), e (n - 1),
+   tau (n - 1), the reflectors left in a, as dsytrd("U") leaves them. */
+static void tridiagonalize(double *a, int n, double *d, double *e, double *tau)
+{
+    int nb = clamp_block(EIGEN_FLOPS / (4.0 * n * n), 32), info = 0;
+    if (nb >= n) nb = n;
+    int kk = nb >= n ? n : n - ((n - 1) / nb) * nb;   /* columns 1..kk: unblocked */
+    if (kk < n) {
+        double *work = (double *) R_alloc((size_t) n * nb, sizeof(double));
+        const double one = 1.0, minus_one = -1.0;
+        for (int i = n - nb + 1; i >= kk + 1; i -= nb) {   /* 1-based, as in dsytrd */
+            int ni = i + nb - 1, im1 = i - 1;
+            F77_CALL(dlatrd)("U", &ni, &nb, a, &n, e, tau, work, &n FCONE);
+            F77_CALL(dsyr2k)("U", "N", &im1, &nb, &minus_one, a + (size_t) n * (i - 1), &n,
+                             work, &n, &one, a, &n FCONE FCONE);
+            for (int j = i; j <= i + nb - 1; j++) {
+                a[(j - 2) + (size_t) n * (j - 1)] = e[j - 2];
+                d[j - 1] = a[(j - 1) + (size_t) n * (j - 1)];
+            }
+            R_CheckUserInterrupt();
+        }
+    }
+    F77_CALL(dsytd2)("U", &kk, a, &n, d, e, tau, &info FCONE);
+    if (info != 0) error("LAPACK dsytd2 failed with info = %d", info);
+}
+
+/* Eigenpairs of the tridiagonal (d, e): values ascending, z (n x n).  d and e
+   are destroyed; e must have room for n elements. */
+static void tridiagonal_eigen(double *d, double *e, int n, double *values, double *z)
+{
+    double *d0 = (double *) R_alloc(n, sizeof(double)), *e0 = (double *) R_alloc(n, sizeof(double));
+    memcpy(d0, d, sizeof(double) * n);
+    memcpy(e0, e, sizeof(double) * n);
+    int *isuppz = (int *) R_alloc(2 * (size_t) n, sizeof(int));
+    double vl = 0.0, vu = 0.0, wq = 0.0;
+    int il = 0, iu = 0, m = 0, tryrac = 1, lwork = -1, liwork = -1, iwq = 0, info = 0;
+    F77_CALL(dstemr)("V", "A", &n, d, e, &vl, &vu, &il, &iu, &m, values, z, &n, &n, isuppz,
+                     &tryrac, &wq, &lwork, &iwq, &liwork, &info FCONE FCONE);
+    if (info != 0) error("LAPACK dstemr (workspace query) failed with info = %d", info);
+    lwork = (int) wq;
+    liwork = iwq;
+    double *work = (double *) R_alloc(lwork > 0 ? lwork : 1, sizeof(double));
+    int *iwork = (int *) R_alloc(liwork > 0 ? liwork : 1, sizeof(int));
+    F77_CALL(dstemr)("V", "A", &n, d, e, &vl, &vu, &il, &iu, &m, values, z, &n, &n, isuppz,
+                     &tryrac, work, &lwork, iwork, &liwork, &info FCONE FCONE);
+    if (info == 0 && m == n) return;
+    /* MRRR declined (rare): implicit QL on the saved tridiagonal, as dsyevr
+       would fall back on bisection and inverse iteration */
+    R_CheckUserInterrupt();
+    double *w2 = (double *) R_alloc(2 * (size_t) n > 2 ? 2 * (size_t) n - 2 : 1, sizeof(double));
+    F77_CALL(dsteqr)("I", &n, d0, e0, z, &n, w2, &info FCONE);
+    if (info != 0) error("LAPACK dsteqr failed with info = %d (after dstemr found %d of %d)",
+                         info, m, n);
+    memcpy(values, d0, sizeof(double) * n);
+}
+
+/* z <- Q z for the Q of tridiagonalize(): the n - 1 reflectors, stored in
+   a(1:i-1, i+1), applied by dormql a few at a time (H(1) first). */
+static void back_transform(const double *a, int n, const double *tau, double *z)
+{
+    int k = n - 1, info = 0;
+    if (k < 1) return;
+    int step = clamp_block(EIGEN_FLOPS / (2.0 * n * n), k), lwork = -1;
+    double wq = 0.0;
+    F77_CALL(dormql)("L", "N", &k, &n, &step, a + n, &n, tau, z, &n, &wq, &lwork, &info
+                     FCONE FCONE);
+    if (info != 0) error("LAPACK dormql (workspace query) failed with info = %d", info);
+    lwork = (int) wq > n ? (int) wq : n;
+    double *work = (double *) R_alloc(lwork, sizeof(double));
+    for (int i0 = 1; i0 <= k; i0 += step) {   /* 1-based reflector index */
+        int ib = k - i0 + 1 < step ? k - i0 + 1 : step, mi = i0 + ib - 1;
+        F77_CALL(dormql)("L", "N", &mi, &n, &ib, a + (size_t) n * i0, &n, tau + (i0 - 1), z, &n,
+                         work, &lwork, &info FCONE FCONE);
+        if (info != 0) error("LAPACK dormql failed with info = %d", info);
+        R_CheckUserInterrupt();
+    }
+}
 
 /* Eigenpairs of the symmetric n x n matrix `a` (its upper triangle), which is
    destroyed and must be finite: `values` (n) decreasing and the matching
-   `vectors` (n x n), reordered in place, so no third n x n buffer is needed. */
+   `vectors` (n x n).  A matrix whose largest entry is outside the range where
+   the reduction is safe is scaled by a power of two first (exact), as dsyevr
+   scales it. */
 void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors)
 {
     if (n <= 0) return;
-    int *isuppz = (int *) R_alloc(2 * (size_t) n, sizeof(int));
-    double vl = 0.0, vu = 0.0, abstol = F77_CALL(dlamch)("S" FCONE);
-    int il = 0, iu = 0, m = 0, info = 0, lwork = -1, liwork = -1, iwq = 0;
-    double wq = 0.0;
-    F77_CALL(dsyevr)("V", "A", "U", &n, a, &n, &vl, &vu, &il, &iu, &abstol, &m, values,
-                     vectors, &n, isuppz, &wq, &lwork, &iwq, &liwork, &info
-                     FCONE FCONE FCONE);
-    if (info != 0) error("LAPACK dsyevr (workspace query) failed with info = %d", info);
-    lwork = (int) wq;
-    liwork = iwq;
-    double *work = (double *) R_alloc(lwork, sizeof(double));
-    int *iwork = (int *) R_alloc(liwork, sizeof(int));
-    F77_CALL(dsyevr)("V", "A", "U", &n, a, &n, &vl, &vu, &il, &iu, &abstol, &m, values,
-                     vectors, &n, isuppz, work, &lwork, iwork, &liwork, &info
-                     FCONE FCONE FCONE);
-    if (info != 0) error("LAPACK dsyevr failed with info = %d", info);
-    if (m != n) error("LAPACK dsyevr found %d of %d eigenvalues", m, n);
+    double top = 0.0;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i <= j; i++) {
+            double v = fabs(a[i + (size_t) n * j]);
+            if (v > top) top = v;
+        }
+    double small = sqrt(DBL_MIN / DBL_EPSILON), big = 1.0 / sqrt(sqrt(DBL_MIN));
+    int shift = 0;
+    if (top > 0.0 && (top < small || top > big)) {
+        shift = -ilogb(top);
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i <= j; i++) a[i + (size_t) n * j] = ldexp(a[i + (size_t) n * j], shift);
+    }
+    double *d = (double *) R_alloc(n, sizeof(double)), *e = (double *) R_alloc(n, sizeof(double));
+    double *tau = (double *) R_alloc(n, sizeof(double));
+    memset(e, 0, sizeof(double) * n);
+    memset(tau, 0, sizeof(double) * n);
+    tridiagonalize(a, n, d, e, tau);
+    R_CheckUserInterrupt();
+    tridiagonal_eigen(d, e, n, values, vectors);
+    R_CheckUserInterrupt();
+    back_transform(a, n, tau, vectors);
     for (int k = 0; k < n / 2; k++) {     /* reverse to decreasing order, in place */
         int j = n - 1 - k;
         double t = values[k]; values[k] = values[j]; values[j] = t;
         double *ck = vectors + (size_t) n * k, *cj = vectors + (size_t) n * j;
         for (int i = 0; i < n; i++) { t = ck[i]; ck[i] = cj[i]; cj[i] = t; }
     }
+    if (shift)
+        for (int k = 0; k < n; k++) values[k] = ldexp(values[k], -shift);
 }
 
 SEXP rlsc_eigen(SEXP s)
@@ -45,7 +161,7 @@ SEXP rlsc_eigen(SEXP s)
     SET_VECTOR_ELT(out, 1, allocMatrix(REALSXP, n, n));
     if (n > 0) {
         double *a = (double *) R_alloc((size_t) n * n, sizeof(double));
-        memcpy(a, REAL(s), sizeof(double) * (size_t) n * n);   /* dsyevr destroys its input */
+        memcpy(a, REAL(s), sizeof(double) * (size_t) n * n);   /* LAPACK destroys its input */
         for (size_t k = 0; k < (size_t) n * n; k++)
             if (!R_FINITE(a[k])) error("'s' must be finite");
         rlsc_symmetric_eigen(a, n, REAL(VECTOR_ELT(out, 0)), REAL(VECTOR_ELT(out, 1)));

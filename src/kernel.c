@@ -92,11 +92,22 @@ static void kernel_fill(const kernel_spec *k, const double *x, int ldx, const in
         int cb = d - j0 < cb_max ? d - j0 : cb_max;
         gather_block(x, ldx, xrows, n, j0, cb, center, xb);
         if (!sym) gather_block(z, m, NULL, m, j0, cb, center, zb);
-        if (sym) {
-            F77_CALL(dsyrk)("U", "N", &n, &cb, &one, xb, &n, &one, out, &n FCONE FCONE);
-        } else {
-            F77_CALL(dgemm)("N", "T", &n, &m, &cb, &one, xb, &n, zb, &m, &one, out, &n
-                            FCONE FCONE);
+        /* the product in panels of output columns, each about 1e8
+           operations, with an interrupt check after each */
+        int pw = (int) (1e8 / (2.0 * n * cb));
+        if (pw < 1) pw = 1;
+        for (int c0 = 0; c0 < m; c0 += pw) {
+            int cw = m - c0 < pw ? m - c0 : pw;
+            if (sym) {   /* rows above the diagonal block, then the block */
+                F77_CALL(dgemm)("N", "T", &c0, &cw, &cb, &one, xb, &n, xb + c0, &n, &one,
+                                out + (size_t) n * c0, &n FCONE FCONE);
+                F77_CALL(dsyrk)("U", "N", &cw, &cb, &one, xb + c0, &n, &one,
+                                out + c0 + (size_t) n * c0, &n FCONE FCONE);
+            } else {
+                F77_CALL(dgemm)("N", "T", &n, &cw, &cb, &one, xb, &n, zb + c0, &m, &one,
+                                out + (size_t) n * c0, &n FCONE FCONE);
+            }
+            R_CheckUserInterrupt();
         }
         if (rbf) {
             for (int j = 0; j < cb; j++) {
@@ -109,8 +120,10 @@ static void kernel_fill(const kernel_spec *k, const double *x, int ldx, const in
     }
     double inv2s2 = 1.0 / (2.0 * k->sigma * k->sigma);
     int deg = (int) k->degree;
+    size_t work = 0;
     for (int j = 0; j < m; j++) {
         int iend = sym ? j + 1 : n;
+        rlsc_tick(&work, (size_t) iend);
         double *col = out + (size_t) n * j;
         for (int i = 0; i < iend; i++) {
             double v = col[i];
@@ -190,6 +203,7 @@ static void deflated_eigen(double *a, int n, const double *s, double sumw,
        element moves to a lower address) */
     for (int j = 0; j < m; j++)
         for (int i = 0; i < m; i++) a[i + (size_t) m * j] = a[i + 1 + (size_t) n * (j + 1)];
+    R_CheckUserInterrupt();
     rlsc_symmetric_eigen(a, m, values, vectors);
     /* expand each vector to [0; z] with leading dimension n (every element
        moves to a higher address: go backwards), then reflect */
@@ -197,18 +211,30 @@ static void deflated_eigen(double *a, int n, const double *s, double sumw,
         for (int i = m - 1; i >= 0; i--) vectors[i + 1 + (size_t) n * k] = vectors[i + (size_t) m * k];
         vectors[(size_t) n * k] = 0.0;
     }
+    size_t work = 0;
     for (int k = 0; k < m; k++) {
         double *uk = vectors + (size_t) n * k, dot = 0.0;
+        rlsc_tick(&work, 2 * (size_t) n);
         for (int i = 1; i < n; i++) dot += v[i] * uk[i];
         for (int i = 0; i < n; i++) uk[i] -= tau * dot * v[i];
     }
 }
 
-static int all_finite(const double *a, size_t len)
+/* max |a_q| of an n x n matrix, or -1 when an element is not finite; answers
+   interrupts between columns */
+static double finite_abs_max(const double *a, int n)
 {
-    for (size_t q = 0; q < len; q++)
-        if (!R_FINITE(a[q])) return 0;
-    return 1;
+    double top = 0.0;
+    size_t work = 0;
+    for (int j = 0; j < n; j++) {
+        const double *col = a + (size_t) n * j;
+        for (int i = 0; i < n; i++) {
+            if (!R_FINITE(col[i])) return -1.0;
+            if (fabs(col[i]) > top) top = fabs(col[i]);
+        }
+        rlsc_tick(&work, (size_t) n);
+    }
+    return top;
 }
 
 SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP center, SEXP intercept)
@@ -235,14 +261,19 @@ SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP center, SEXP
 
     /* the kernel of the rows of positive weight */
     double *a = (double *) R_alloc((size_t) np * np, sizeof(double));
+    size_t work = 0;
     if (k.type == KERNEL_PRECOMPUTED) {
-        for (int j = 0; j < np; j++)
+        for (int j = 0; j < np; j++) {
             for (int i = 0; i < np; i++)
                 a[i + (size_t) np * j] = px[rows[i] + (size_t) n * rows[j]];
+            rlsc_tick(&work, (size_t) np);
+        }
     } else {
         kernel_fill(&k, px, n, rows, np, NULL, np, d, c, a);
     }
-    if (!all_finite(a, (size_t) np * np))
+    /* the largest entry sets the rounding error of the centered kernel */
+    double kmax = finite_abs_max(a, np);
+    if (kmax < 0.0)
         error("the kernel matrix has NA, NaN or Inf values (overflow?): "
               "rescale `x` or change the kernel parameters");
 
@@ -251,17 +282,23 @@ SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP center, SEXP
     double *kb = REAL(kbar), kk = 0.0;
     memset(kb, 0, sizeof(double) * np);
     if (icpt) {
-        for (int j = 0; j < np; j++)
+        for (int j = 0; j < np; j++) {
             for (int i = 0; i < np; i++) kb[i] += wp[j] * a[i + (size_t) np * j];
+            rlsc_tick(&work, (size_t) np);
+        }
         for (int i = 0; i < np; i++) { kb[i] /= sumw; kk += wp[i] * kb[i]; }
         kk /= sumw;
     }
-    for (int j = 0; j < np; j++)
+    for (int j = 0; j < np; j++) {
         for (int i = 0; i < np; i++) {
             double *v = a + i + (size_t) np * j;
             *v = s[i] * s[j] * (*v - kb[i] - kb[j] + kk);
         }
-    if (!all_finite(a, (size_t) np * np) || !all_finite(kb, np))
+        rlsc_tick(&work, (size_t) np);
+    }
+    int kb_finite = 1;
+    for (int i = 0; i < np; i++) kb_finite = kb_finite && R_FINITE(kb[i]);
+    if (finite_abs_max(a, np) < 0.0 || !kb_finite)
         error("the weighted centered kernel matrix overflows: "
               "rescale `x` or `weights`, or change the kernel parameters");
 
@@ -273,11 +310,12 @@ SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP center, SEXP
     } else {
         rlsc_symmetric_eigen(a, np, REAL(values), REAL(vectors));
     }
-    const char *names[] = {"values", "vectors", "kbar", ""};
+    const char *names[] = {"values", "vectors", "kbar", "kmax", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, values);
     SET_VECTOR_ELT(out, 1, vectors);
     SET_VECTOR_ELT(out, 2, kbar);
+    SET_VECTOR_ELT(out, 3, ScalarReal(kmax));
     UNPROTECT(4);
     return out;
 }

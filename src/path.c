@@ -19,15 +19,18 @@
    LeVeque), so groups and chunks of rows merge the same way in R. */
 #include "rlsc.h"
 
-/* 1 - h at or below this: the point is interpolated and its LOO value
-   undefined.  In the direct form 1 - h and y - f are computed with
-   cancellation and carry absolute errors of about eps; the threshold keeps
-   about seven correct digits of their ratio.  In the complement form both are
-   sums of terms accurate to a few eps relative, so only 1 - h = 0 is undefined,
-   except in rows with a share q_i > 0 in the directions dropped as numerically
-   zero, whose residual r0_i carries an absolute error of about eps: there the
-   direct form's threshold applies. */
-#define LEVERAGE_TOL 1e-8
+/* 1 - h at or below these: the point is interpolated (within rounding) and
+   its LOO value undefined.  In the direct form 1 - h is computed as
+   1 - (a sum near 1): its absolute error is a few eps, but the rounding of
+   the eigenvectors feeds into that sum and, with a condition number of 1e6,
+   the error reached 500 eps (a fuzzed problem: LOO values off by 4e-6 at
+   1 - h = 3e-8); the threshold keeps about six correct digits of the ratio.
+   In the complement form 1 - h and y - f are sums of terms accurate to a few
+   eps relative, so only 1 - h = 0 is undefined, except in rows with a share
+   q_i > 0 in the directions dropped as numerically zero, whose residual r0_i
+   carries an absolute error of about eps. */
+#define DIRECT_TOL 1e-6
+#define DROPPED_TOL 1e-8
 
 /* the per-row losses accumulated for each lambda, in this order, then the
    squared LOO error of each response column */
@@ -167,7 +170,7 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
                 int row = prow[i0 + i] - 1, out_row = i0 + i;
                 double den = pq[row] + hb[i + (size_t) nb * l];
                 double rho = comp ? 1.0 / sqrt(wb[i]) : 1.0;
-                double tol = comp && !(pq[row] > 0.0) ? 0.0 : LEVERAGE_TOL;
+                double tol = !comp ? DIRECT_TOL : pq[row] > 0.0 ? DROPPED_TOL : 0.0;
                 int undefined = wb[i] > 0.0 && den <= tol;
                 double sq = 0.0, ab = 0.0, fit = 0.0;
                 for (int t = 0; t < nt; t++) {

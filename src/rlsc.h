@@ -40,4 +40,16 @@ void rlsc_mirror_upper(double *a, int n);
 #define BLOCK_DOUBLES (1 << 17)
 int rlsc_block_rows(int n, double per_row, double budget);
 
+/* Count work done in a long loop and answer interrupts every 2^24 units (a
+   fraction of a second); a jump out is safe where scratch comes from R_alloc
+   and every allocation is protected. */
+static inline void rlsc_tick(size_t *work, size_t add)
+{
+    *work += add;
+    if (*work >= ((size_t) 1 << 24)) {
+        *work = 0;
+        R_CheckUserInterrupt();
+    }
+}
+
 #endif

@@ -38,3 +38,12 @@ new_tempdir <- function() {
   dir.create(dir)
   dir
 }
+
+# Workers of a parallel plan load rlsc from the library: that is this build
+# only when the tests run on an installed package (R CMD check), not under
+# pkgload (make unit).
+skip_unless_installed_build <- function() {
+  path <- getNamespaceInfo("rlsc", "path")
+  skip_if_not(file.exists(file.path(path, "Meta", "package.rds")),
+              "rlsc is loaded from source, so workers would load another build")
+}

@@ -248,7 +248,10 @@ test_that("bad `nlambda` is rejected", {
 test_that("values near 1e-300 and 1e300 are errors; large and small ones that fit scale exactly", {
   expect_error(rlsc(d$x * 1e300, d$y), "^`x` is too large in magnitude: its cross-products overflow; rescale it$")
   expect_error(rlsc(d$x * 1e200, d$y, mode = "dual"), "`x` is too large in magnitude")
-  expect_error(rlsc(d$x, d$y, weights = rep(1e308, 20)), "`x` is too large in magnitude")
+  expect_error(rlsc(d$x, d$y, weights = rep(1e308, 20)),
+               "^`weights` must have a finite sum, not Inf \\(the largest is 1e\\+308\\); divide them by a constant, which changes only the scale of `lambda`$")
+  expect_error(rlsc(d$x * 1e5, d$y, weights = rep(1e300, 20)),
+               "^`x` and `weights` are too large together: the weighted cross-products overflow; rescale `x` or divide `weights` by a constant \\(which changes only the scale of `lambda`\\)$")
   expect_error(rlsc(d$x * 1e-300, d$y),
                "^`x` is too small in magnitude: its weighted cross-products underflow; rescale `x` \\(or `weights`\\)$")
   expect_error(rlsc(d$x * 1e-160, d$y, mode = "dual"), "`x` is too small in magnitude")

@@ -130,6 +130,7 @@ test_that("chunk sources of files, a database and a file-backed matrix give the 
 test_that("parallel backends give the same fit, and workers get descriptors, not data", {
   skip_on_cran()
   skip_if_not_installed("future.apply")
+  skip_unless_installed_build()
   d <- make_data(120, 4, ntarget = 1, seed = 205)
   w <- runif(120)
   ref <- rlsc_short(d$x, d$y, weights = w)

@@ -91,6 +91,7 @@ test_that("what chunk sources cannot do is an error that says why", {
 test_that("a worker that dies mid-pass is an error naming its chunks", {
   skip_on_cran()
   skip_if_not_installed("future.apply")
+  skip_unless_installed_build()
   d <- make_data(40, 2, seed = 214)
   dir <- new_tempdir()
   paths <- file.path(dir, paste0("p", 1:4, ".rds"))

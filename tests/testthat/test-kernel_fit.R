@@ -121,12 +121,12 @@ test_that("kernel_linear() and the linear kernel as a kernel equal the primal li
   primal <- rlsc_short(d$x, d$y, mode = "primal")
   expect_identical(rlsc_short(d$x, d$y, kernel = kernel_linear())[-1], rlsc_short(d$x, d$y)[-1])
   lin <- kernel_custom(function(a, b) tcrossprod(a, b))
-  as_kernel <- list(
+  as_kernel <- muffle_min_norm(list(
     custom = rlsc_short(d$x, d$y, kernel = lin, lambda = primal$lambda, keep_eigen = TRUE),
     polynomial = rlsc_short(d$x, d$y, kernel = kernel_polynomial(1, offset = 0),
                             lambda = primal$lambda, keep_eigen = TRUE),
     precomputed = rlsc_short(tcrossprod(d$x), d$y, kernel = "precomputed", lambda = primal$lambda,
-                             keep_eigen = TRUE))
+                             keep_eigen = TRUE)))
   newx <- matrix(rnorm(12), 3)
   for (fit in as_kernel) {
     expect_equal(fit$path, primal$path, tolerance = 1e-8)

@@ -63,7 +63,7 @@ test_that("new data that lacks a training column is an error naming it, never a 
   expect_error(predict(fit, Matrix::Matrix(as.matrix(new), sparse = TRUE)), msg)
   expect_error(predict(fit, setNames(x[1:3, ], c("a", "b", "c"))), "it lacks `wt`, `hp`, `disp`")
   expect_error(predict(fit, cbind(x[1:2, ], wt = 1)), "^`newdata` must have each training column once, not `wt`$")
-  kf <- rlsc_short(x, mtcars$mpg, kernel = kernel_rbf(100), standardize = TRUE)
+  kf <- suppressWarnings(rlsc(x, mtcars$mpg, kernel = kernel_rbf(100), standardize = TRUE))
   expect_error(predict(kf, new), msg)
   # with the right name the prediction is the reference's
   names(new)[3] <- "wt"

@@ -1,0 +1,44 @@
+# A deterministic fuzz: a few hundred small random problems (helper-fuzz.R:
+# shapes with d > n and d = 0, weights with zeros and extremes, scales of
+# 1e-100 to 1e100, offsets, duplicated and constant columns, lambda grids
+# with 0 and tiny values, every kernel, both forms, sparse x, factors with
+# empty levels), each against an independent brute-force reference.  The
+# outcome must be a correct answer (within 1e-6, or the accuracy the package
+# claims near its warning threshold), an error of the package's own (no
+# call), or a warning that says the values may be inaccurate or undefined;
+# never a silent wrong value, nor an R error or warning from inside.
+# `make fuzz` runs thousands (RLSC_FUZZ_CASES, RLSC_FUZZ_FIRST).
+
+test_that("fuzzed problems give a correct answer, a clear error or a warning, never a silent wrong value", {
+  first <- as.integer(Sys.getenv("RLSC_FUZZ_FIRST", "1"))
+  cases <- as.integer(Sys.getenv("RLSC_FUZZ_CASES", "300"))
+  seeds <- seq(first, length.out = cases)
+  outcomes <- vapply(seeds, function(s) fuzz_run(fuzz_case(s))$outcome, "")
+  bad <- outcomes[!outcomes %in% c("fit", "error")]
+  expect_identical(sprintf("seed %d: %s", seeds[!outcomes %in% c("fit", "error")], bad), character())
+  # the problems are mostly well posed: most fit, some are errors
+  expect_gt(mean(outcomes == "fit"), 0.8)
+  expect_gt(sum(outcomes == "error"), 0)
+})
+
+test_that("the fuzz check catches a wrong value, an error with a call and a NA without a warning", {
+  case <- fuzz_case(3)
+  expect_identical(fuzz_run(case)$outcome, "fit")
+  # a relative error of 1e-4 in the coefficients of the path
+  off <- fuzz_run(case, tamper = function(fit) {
+    fit$engine$g <- fit$engine$g * (1 + 1e-4)
+    fit
+  })
+  expect_match(off$outcome, "^silent error .* in loo at lambda")
+  na <- fuzz_run(case, tamper = function(fit) {
+    fit$engine$q[1] <- 0      # 1 - h = 0 for the first row: its LOO value NA
+    fit$engine$basis[1, ] <- 0
+    fit
+  })
+  expect_match(na$outcome, "^silent (NA|error)")
+  case$kernel <- "nonsense"
+  expect_identical(fuzz_run(case)$outcome, "error")
+  case$kernel <- "linear"
+  case$mode <- NA
+  expect_match(fuzz_run(case)$outcome, "^error with a call")
+})
