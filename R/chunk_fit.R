@@ -21,6 +21,10 @@ rlsc.rlsc_chunks <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRU
   first <- first_chunk(x)
   template <- matrix_template(first, x$levels)
   template <- scan_levels(x, template)
+  if (inherits(kernel, "rlsc_features")) {
+    return(chunked_features(x, template, call, lambda, nlambda, intercept, criterion,
+                            standardize, kernel))
+  }
   fit_chunks(x, template, call, lambda, nlambda, intercept, criterion, standardize)
 }
 
@@ -43,8 +47,13 @@ chunked_formula <- function(formula, src, weights, na.action, contrasts, call, l
       stop_chunk(1L, src$chunks[[1L]], conditionMessage(e), " (levels the pre-scan did not see)")
     })
   template$xnames <- colnames(x1)
-  fit <- fit_chunks(src, template, call, lambda, nlambda, attr(template$terms, "intercept") == 1L,
-                    criterion, standardize)
+  intercept <- attr(template$terms, "intercept") == 1L
+  fit <- if (inherits(kernel, "rlsc_features")) {
+    chunked_features(src, template, call, lambda, nlambda, intercept, criterion, standardize,
+                     kernel)
+  } else {
+    fit_chunks(src, template, call, lambda, nlambda, intercept, criterion, standardize)
+  }
   fit$terms <- template$terms
   environment(fit$terms) <- environment(formula)
   fit$xlevels <- template$xlev
@@ -52,10 +61,15 @@ chunked_formula <- function(formula, src, weights, na.action, contrasts, call, l
   fit
 }
 
+# The kernels a chunk source can be fitted with: the linear one, and the
+# Nystrom and random-feature kernels (feature_fit.R), whose features are
+# computed chunk by chunk.
 check_linear_kernel <- function(kernel) {
+  if (inherits(kernel, "rlsc_features")) return(invisible())
   if (!identical(kernel, "linear") && !identical(kernel, kernel_linear())) {
     stop_arg("a kernel fit needs all rows at once (its n x n kernel matrix): it cannot be ",
-             "fitted from chunks; use the linear kernel, or a data set that fits in memory")
+             "fitted from chunks; use the linear kernel, nystrom() or random_features(), or a ",
+             "data set that fits in memory")
   }
 }
 
@@ -248,7 +262,7 @@ bind_rows3 <- function(parts) {
 predict_chunks <- function(object, src, lambda) {
   l <- lambda_value(object, lambda)
   keep <- c("path", "criterion", "lambda_min", "lambda_1se", "terms", "xlevels", "contrasts",
-            "nvars", "xnames", "scale", "kernel", "nobs", "type", "classes")
+            "nvars", "xnames", "scale", "kernel", "features", "nobs", "type", "classes")
   slim <- structure(c(unclass(object)[intersect(keep, names(object))],
                       list(engine = engine_at(object$engine, l), y = object$y[0L, , drop = FALSE])),
                     class = class(object))

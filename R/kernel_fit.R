@@ -2,14 +2,18 @@
 # kernel setting is one dual engine (dual.R) and one LOO path over its lambda
 # grid; the best setting's engine is kept (keep_eigen = TRUE) or, by default,
 # its snapshot at every lambda of its grid (snapshot.R).  The fit itself is
-# built by new_rlsc(), with class "rlsc_kernel_fit".
+# built by new_rlsc(), with class "rlsc_kernel_fit".  `engine_of(kern)` builds
+# the engine of one setting: by default the dual engine of the kernel on `x`;
+# Nystrom and random-feature kernels pass the primal engine of their features
+# (feature_fit.R).
 
 fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, kernel,
-                       keep_eigen) {
+                       keep_eigen, engine_of = NULL) {
   pos <- weights > 0
   if (kernel$name == "rbf" && is.null(kernel$params$sigma)) {
     kernel$params$sigma <- median_heuristic(x[pos, , drop = FALSE])
   }
+  engine_of <- engine_of %||% function(kern) dual_engine(kern, x, resp$y, weights, intercept)
   settings <- expand_kernel(kernel)
   nk <- length(settings$kernels)
   tiebreak <- criterion == "misclass"
@@ -20,7 +24,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
   best <- NULL
   for (j in seq_len(nk)) {
     kern <- settings$kernels[[j]]
-    eng <- dual_engine(kern, x, resp$y, weights, intercept)
+    eng <- engine_of(kern)
     lam <- lambda %||% default_lambda(eng$values, nlambda)
     tab <- loo_table(eng, resp, lam)
     tables[[j]] <- tab

@@ -82,6 +82,7 @@ predict_design <- function(object, x, lambda) {
              ncol(x))
   }
   if (!is.null(object$scale)) x <- scale_columns(x, object$scale)
+  if (!is.null(object$features)) x <- feature_rows(object$features, x)
   if (!is.null(object$kernel) && is_sparse(x)) x <- as.matrix(x)
   f <- engine_decision(object$engine, x, lambda_value(object, lambda))
   dimnames(f) <- list(rownames(x), response_names(object))

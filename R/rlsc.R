@@ -158,6 +158,14 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
     scale <- stats::setNames(column_scale(x, weights, intercept), column_names(x))
     x <- scale_columns(x, scale)
   }
+  if (inherits(kernel, "rlsc_features")) {
+    if (mode == "dual") {
+      stop_arg("`mode` = \"dual\" does not apply to ", kernel$name, "() kernels: their fit is ",
+               "the primal form, a ridge regression on the features")
+    }
+    return(fit_features(call, x, resp, weights, lambda, nlambda, intercept, criterion, kernel,
+                        scale))
+  }
   if (!is.null(kernel)) {
     if (mode == "primal") stop_arg("`mode` = \"primal\" needs the linear kernel; kernel fits are dual")
     if (is_sparse(x)) x <- as.matrix(x)   # kernel matrices are dense anyway
