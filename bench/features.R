@@ -105,20 +105,7 @@ if ("accuracy" %in% parts || "compare" %in% parts) {
 
 # ---- compare: kernlab and KRLS at n = 4000 -----------------------------------
 
-# KRLS from a private library: the one already there, or CRAN into a
-# temporary library; FALSE when neither works (no network, no compiler).
-krls_available <- function() {
-  if (requireNamespace("KRLS", quietly = TRUE)) return(TRUE)
-  lib <- file.path(tempdir(), "lib-krls")
-  dir.create(lib, showWarnings = FALSE)
-  ok <- tryCatch({
-    suppressWarnings(utils::install.packages("KRLS", lib = lib, quiet = TRUE,
-                                             repos = "https://cloud.r-project.org"))
-    requireNamespace("KRLS", lib.loc = lib, quietly = TRUE)
-  }, error = function(e) FALSE)
-  if (ok) .libPaths(c(lib, .libPaths()))
-  ok
-}
+source(file.path("bench", "krls.R"))   # krls_available()
 
 if ("compare" %in% parts) {
   n0 <- max(acc_ns)
