@@ -75,15 +75,41 @@ as_design <- function(x, arg = "x") {
   x
 }
 
-check_criterion <- function(criterion, type) {
-  if (is.null(criterion)) return(if (type == "classification") "misclass" else "mse")
-  if (!is.character(criterion) || length(criterion) != 1L ||
-      !criterion %in% c("mse", "misclass")) {
-    stop_arg("`criterion` must be \"mse\" or \"misclass\", not ",
-             paste(format(criterion), collapse = " "))
+# `class_weights`: "balanced" (each class weighs n / (K n_k), as scikit-learn's)
+# or a named vector of one weight per class; multiplies the observation weights.
+class_weight_of <- function(class_weights, resp) {
+  if (is.null(class_weights)) return(1)
+  if (resp$type != "classification") {
+    stop_arg("`class_weights` needs a classification fit; `y` is numeric")
   }
-  if (criterion == "misclass" && type != "classification") {
-    stop_arg("`criterion` = \"misclass\" needs a factor response; `y` is numeric")
+  classes <- resp$classes
+  codes <- if (length(classes) == 2L) 1L + (resp$y[, 1L] > 0) else max.col(resp$y, "first")
+  if (identical(class_weights, "balanced")) {
+    counts <- tabulate(codes, length(classes))
+    return((length(codes) / (length(classes) * counts))[codes])
   }
-  criterion
+  if (!is.numeric(class_weights) || is.null(names(class_weights)) ||
+      !setequal(names(class_weights), classes) || anyDuplicated(names(class_weights))) {
+    stop_arg("`class_weights` must be \"balanced\" or a vector named by the classes (",
+             paste(classes, collapse = ", "), ")")
+  }
+  if (!all_finite(as.double(class_weights)) || any(class_weights < 0)) {
+    stop_arg("`class_weights` must be finite and non-negative")
+  }
+  unname(class_weights[classes][codes])
+}
+
+check_penalty_factor <- function(pf, x, kernel) {
+  if (is.null(pf)) return(NULL)
+  if (!is.null(kernel)) {
+    stop_arg("`penalty_factor` applies to the columns of a linear model, not to a kernel fit")
+  }
+  if (!is.numeric(pf) || !is.null(dim(pf)) || length(pf) != ncol(x)) {
+    stop_arg("`penalty_factor` must be a numeric vector with one value per column of `x` (",
+             ncol(x), "), not ", if (is.numeric(pf)) paste("of length", length(pf)) else describe(pf))
+  }
+  pf <- as.double(pf)
+  if (!all_finite(pf)) stop_arg("`penalty_factor` must not contain NA, NaN or Inf values")
+  if (any(pf < 0)) stop_arg("`penalty_factor` must be non-negative")
+  pf
 }

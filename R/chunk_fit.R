@@ -9,7 +9,7 @@
 #' @export
 rlsc.rlsc_chunks <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
                              weights = NULL, criterion = NULL, kernel = "linear", mode = "primal",
-                             standardize = FALSE, ...) {
+                             standardize = FALSE, cv = "loo", penalty_factor = NULL, ...) {
   call <- match.call()
   call[[1L]] <- as.name("rlsc")
   if (!missing(y)) reject_chunked_args(y = y)
@@ -23,9 +23,10 @@ rlsc.rlsc_chunks <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRU
   template <- scan_levels(x, template)
   if (inherits(kernel, "rlsc_features")) {
     return(chunked_features(x, template, call, lambda, nlambda, intercept, criterion,
-                            standardize, kernel))
+                            standardize, cv, penalty_factor, kernel))
   }
-  fit_chunks(x, template, call, lambda, nlambda, intercept, criterion, standardize)
+  fit_chunks(x, template, call, lambda, nlambda, intercept, criterion, standardize, cv,
+             penalty_factor)
 }
 
 # rlsc(formula, data = <chunk source>): the template from the first chunk and
@@ -33,7 +34,7 @@ rlsc.rlsc_chunks <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRU
 # and contrasts for predict().
 chunked_formula <- function(formula, src, weights, na.action, contrasts, call, lambda = NULL,
                             nlambda = 100, criterion = NULL, kernel = "linear",
-                            standardize = FALSE, ...) {
+                            standardize = FALSE, cv = "loo", penalty_factor = NULL, ...) {
   reject_chunked_args(...)
   check_linear_kernel(kernel)
   first <- first_chunk(src)
@@ -50,9 +51,10 @@ chunked_formula <- function(formula, src, weights, na.action, contrasts, call, l
   intercept <- attr(template$terms, "intercept") == 1L
   fit <- if (inherits(kernel, "rlsc_features")) {
     chunked_features(src, template, call, lambda, nlambda, intercept, criterion, standardize,
-                     kernel)
+                     cv, penalty_factor, kernel)
   } else {
-    fit_chunks(src, template, call, lambda, nlambda, intercept, criterion, standardize)
+    fit_chunks(src, template, call, lambda, nlambda, intercept, criterion, standardize, cv,
+               penalty_factor)
   }
   fit$terms <- template$terms
   environment(fit$terms) <- environment(formula)
@@ -75,6 +77,10 @@ check_linear_kernel <- function(kernel) {
 
 reject_chunked_args <- function(...) {
   given <- dots_names(...)
+  if ("foldid" %in% given) {
+    stop_arg("`foldid` of a chunk source comes from the chunks: read() returns ",
+             "list(x = , y = , weights = , foldid = ); or give `cv` = K")
+  }
   for (arg in intersect(given, c("y", "weights"))) {
     stop_arg("`", arg, "` comes from the chunks of a chunk source: read() returns ",
              "list(x = , y = , weights = ) or a data frame")
@@ -88,15 +94,25 @@ first_chunk <- function(src) {
   chunk_call(function(data, i) data, src$chunks[[1L]], 1L, src$read)
 }
 
-# The two passes, the engine and the fit, for either interface.
+# The two passes, the engine and the fit, for either interface.  With cv = K
+# pass 1 keeps the moments of each fold apart and pass 2 evaluates each row
+# with the engine of the other folds (kfold.R).
 fit_chunks <- function(src, template, call, lambda, nlambda, intercept, criterion,
-                       standardize) {
+                       standardize, cv, penalty_factor = NULL) {
   nlambda <- check_count(nlambda, "nlambda")
   lambda <- check_lambda(lambda)
-  criterion <- check_criterion(criterion, template$type)
+  resp <- list(y = template$y0, type = template$type, classes = template$classes,
+               multi = template$multi)
+  cv <- check_chunk_cv(cv)
+  crit <- check_per_response(FALSE, check_criterion(criterion, resp, cv$type), resp)
+  if (needs_values(crit)) {
+    stop_arg("`criterion` = \"", crit$name, "\" needs every row's predictions at once: ",
+             "not available for a chunk source")
+  }
   standardize <- check_flag(standardize, "standardize")
-  mom <- map_chunks(src, chunk_moments, merge_chunk_moments, template = template,
-                    intercept = intercept, what = "reading (pass 1)")
+  mom <- map_chunks(src, chunk_moments, merge_moments, template = template,
+                    intercept = intercept, nfold = cv$K, what = "reading (pass 1)")
+  if (!is.null(cv$K)) mom <- c(Reduce(merge_moments, mom$folds), mom[c("n", "npos", "chunk_sumw", "folds")])
   if (sum(mom$n) < 2) stop_arg("the chunks must hold at least 2 rows, not ", sum(mom$n))
   if (sum(mom$npos) < 2) {
     stop_arg("the weights must be positive for at least 2 observations, not ", sum(mom$npos))
@@ -106,31 +122,105 @@ fit_chunks <- function(src, template, call, lambda, nlambda, intercept, criterio
              ") than columns (", length(mom$xbar), "): such data need the dual form, which ",
              "needs all rows at once; fit them in memory")
   }
-  if (standardize) {
-    template$scale <- stats::setNames(scale_from_moments(mom, intercept), template$xnames)
+  scale <- if (standardize) scale_from_moments(mom, intercept)
+  pf <- check_penalty_factor(penalty_factor, matrix(0, 0, length(template$xnames)), NULL)
+  if (!is.null(pf)) scale <- (scale %||% 1) * ifelse(pf > 0, sqrt(pf), 1)
+  if (!is.null(scale)) {   # as rlsc.default() scales the columns before its one pass
+    template$scale <- stats::setNames(scale, template$xnames)
     mom <- scale_moments(mom, template$scale)
+    mom$folds <- lapply(mom$folds, scale_moments, template$scale)
   }
+  template$free <- which(pf == 0)
   eng <- chunked_engine(src, template, mom, intercept)
-  lambda <- lambda %||% default_lambda(eng$values, nlambda)
-  resp <- list(y = template$y0, type = template$type)
-  path <- loo_table(eng, resp, lambda)
+  lambda <- lambda %||% default_lambda(eng$values, nlambda,
+                                       least_squares_ok(eng, NULL, sum(mom$npos)))
+  table_at <- function(l) {
+    if (is.null(cv$K)) loo_table(eng, resp, l, crit) else {
+      chunked_kfold_table(eng, mom$folds, intercept, l, crit)
+    }
+  }
+  # pass 2 also evaluates the lambdas beyond_grid() probes past the ends of the
+  # grid, so that the boundary check reads no chunk again
+  probes <- setdiff(beyond_probes(eng, lambda), lambda)
+  extended <- table_at(c(lambda, probes))
+  path <- extended[seq_along(lambda), ]
+  table_at <- function(l) extended[match(l, extended$lambda), ]
   warn_undefined(path$n_na)
   warn_unreliable(eng, lambda)
-  x0 <- matrix(0, 0, length(template$xnames), dimnames = list(NULL, template$xnames))
-  fit <- new_rlsc(call, eng, path, criterion,
-                  list(y = template$y0, type = template$type, classes = template$classes,
-                       multi = template$multi),
-                  weights = NULL, intercept = intercept, mode = "chunked", x = x0,
-                  scale = template$scale, nobs = sum(mom$n), npos = sum(mom$npos))
-  if (length(eng$values)) warn_boundary(fit$index_min, length(lambda))
+  x0 <- matrix(0, 0, length(template$xnames),
+               dimnames = if (template$named) list(NULL, template$xnames))
+  fit <- new_rlsc(call, eng, path, crit, resp, weights = NULL, intercept = intercept,
+                  mode = "chunked", x = x0, scale = template$scale, nobs = sum(mom$n),
+                  npos = sum(mom$npos), cv = cv)
+  check_boundary(fit, eng, table_at)
   fit
 }
 
-# Pass 1 of one chunk: its moments, and its row count and sum of weights
-# (checked again in pass 2, to catch data that changed between the passes).
-chunk_moments <- function(data, i, template, intercept) {
+# `cv` of a chunk source: "loo", "gcv" or K folds, a row's fold coming from
+# read()'s `foldid` or, without one, the rows of each chunk taking the folds in
+# turn (chunk_folds()).
+check_chunk_cv <- function(cv) {
+  if (is.character(cv) && length(cv) == 1L && cv %in% c("loo", "gcv")) return(list(type = cv))
+  if (!is.numeric(cv) || length(cv) != 1L || !is.finite(cv) || cv != round(cv) || cv < 2) {
+    stop_arg("`cv` must be \"loo\", \"gcv\" or a whole number of folds of at least 2, not ",
+             paste(format(cv), collapse = " "))
+  }
+  list(type = "kfold", K = as.integer(cv))
+}
+
+chunk_folds <- function(data, i, n, nfold) {
+  if (is.list(data) && !is.data.frame(data) && !is.null(data$foldid)) {
+    fold <- data$foldid
+    if (length(fold) != n || !is.numeric(fold) || anyNA(fold) || any(!fold %in% seq_len(nfold))) {
+      stop("`foldid` must hold one fold number from 1 to ", nfold, " per row")
+    }
+    return(as.integer(fold))
+  }
+  as.integer((i - 1 + seq_len(n) - 1) %% nfold + 1)
+}
+
+# The K-fold table of a chunked fit: pass 2 evaluates each chunk's rows of
+# fold k with the engine of the other folds' merged moments.
+chunked_kfold_table <- function(eng, folds, intercept, lambda, crit) {
+  engines <- lapply(seq_along(folds), function(k) {
+    moments_engine(Reduce(merge_moments, folds[-k]), intercept, sum(eng$source$n),
+                   eng$source$template$free)
+  })
+  per_fold <- map_chunks(eng$source$src, chunk_kfold_path, merge_fold_paths,
+                         template = eng$source$template,
+                         engines = engines, lambda = lambda, classify = eng$source$template$type == "classification",
+                         what = "reading (pass 2)")
+  folds_table(per_fold, lambda, model_df(eng, lambda),
+              eng$source$template$type == "classification", crit)
+}
+
+merge_fold_paths <- function(a, b) Map(merge_chunk_paths, a, b)
+
+chunk_kfold_path <- function(data, i, template, engines, lambda, classify) {
   rows <- chunk_rows(data, template)
-  mom <- .Call(C_rlsc_moments, rows$x, rows$y, rows$w, intercept)
+  fold <- chunk_folds(data, i, nrow(rows$x), length(engines))
+  lapply(seq_along(engines), function(k) {
+    idx <- which(fold == k)
+    part <- heldout_path(engines[[k]], rows$x[idx, , drop = FALSE], rows$y[idx, , drop = FALSE],
+                         rows$w[idx], lambda, classify, list(name = "mse"))
+    part$npos <- sum(rows$w[idx] > 0)
+    part
+  })
+}
+
+# Pass 1 of one chunk: its moments (for K folds, one set per fold), and its row
+# count and sum of weights (checked again in pass 2, to catch data that changed
+# between the passes).
+chunk_moments <- function(data, i, template, intercept, nfold = NULL) {
+  rows <- chunk_rows(data, template)
+  mom <- if (is.null(nfold)) .Call(C_rlsc_moments, rows$x, rows$y, rows$w, intercept) else {
+    fold <- chunk_folds(data, i, nrow(rows$x), nfold)
+    list(folds = lapply(seq_len(nfold), function(k) {
+      idx <- which(fold == k)
+      .Call(C_rlsc_moments, rows$x[idx, , drop = FALSE], rows$y[idx, , drop = FALSE], rows$w[idx],
+            intercept)
+    }))
+  }
   mom$n <- stats::setNames(nrow(rows$x) + 0, i)
   mom$npos <- sum(rows$w > 0)
   mom$chunk_sumw <- stats::setNames(sum(rows$w), i)
@@ -139,7 +229,12 @@ chunk_moments <- function(data, i, template, intercept) {
 
 # Chan, Golub and LeVeque's pairwise update of weighted means and centered
 # co-moments; without an intercept the moments are raw and add.
-merge_chunk_moments <- function(a, b) {
+merge_moments <- function(a, b) {
+  if (!is.null(a$folds)) {
+    out <- merge_chunk_bookkeeping(a, b)
+    out$folds <- Map(merge_moments, a$folds, b$folds)
+    return(out)
+  }
   out <- b
   w <- a$sumw + b$sumw
   if (a$sumw > 0 && b$sumw > 0) {
@@ -155,9 +250,15 @@ merge_chunk_moments <- function(a, b) {
   }
   out$sumw <- w
   out$xmax <- pmax(a$xmax, b$xmax)
-  out$n <- c(a$n, b$n)
-  out$npos <- a$npos + b$npos
-  out$chunk_sumw <- c(a$chunk_sumw, b$chunk_sumw)
+  merge_chunk_bookkeeping(a, b, out)
+}
+
+merge_chunk_bookkeeping <- function(a, b, out = list()) {
+  if (!is.null(a$n)) {
+    out$n <- c(a$n, b$n)
+    out$npos <- a$npos + b$npos
+    out$chunk_sumw <- c(a$chunk_sumw, b$chunk_sumw)
+  }
   out
 }
 
@@ -177,20 +278,16 @@ scale_moments <- function(mom, s) {
 
 # The primal engine of merged moments; its rows stay in the chunks.
 chunked_engine <- function(src, template, mom, intercept) {
-  check_overflow(mom$sxx, "x")
-  eig <- .Call(C_rlsc_eigen, mom$sxx)
-  if (max(eig$values, 0) < .Machine$double.xmin / .Machine$double.eps && any(mom$xmax > 0) &&
+  part <- moments_engine(mom, intercept, sum(mom$n), template$free)
+  if (max(part$all_values, 0) < .Machine$double.xmin / .Machine$double.eps && any(mom$xmax > 0) &&
       any(diag(mom$sxx) > 0)) {
     stop_arg("`x` is too small in magnitude: its weighted cross-products underflow; ",
              "rescale `x` (or `weights`)")
   }
-  m <- max(sum(mom$n), length(mom$xbar))
-  kept <- kept_directions(eig$values, m, direction_floor(eig$vectors, mom$xmax, mom$sumw, m))
-  v <- eig$vectors[, kept$keep, drop = FALSE]
-  new_engine("primal", values = eig$values[kept$keep], dropped = kept$dropped, basis = NULL,
-             direct = NULL, q = NULL, r0 = NULL, g = crossprod(v, mom$sxy), ybar = mom$ybar,
-             w = NULL, intercept = intercept, center = mom$xbar, v = v,
-             source = list(src = src, template = template, n = mom$n,
+  new_engine("primal", values = part$values, dropped = part$dropped, basis = NULL,
+             direct = NULL, q = NULL, r0 = NULL, g = part$g, ybar = part$ybar,
+             w = NULL, intercept = intercept, center = part$center, v = part$v,
+             beta0 = part$beta0, free_map = part$free_map, source = list(src = src, template = template, n = mom$n,
                            chunk_sumw = mom$chunk_sumw, sumw = mom$sumw))
 }
 
@@ -205,7 +302,7 @@ engine_path.rlsc_chunked <- function(eng, y, lambda, classify = FALSE, keep = FA
     out$y <- do.call(rbind, out$y)
     out$weights <- unlist(out$weights, use.names = FALSE)
   }
-  out$df <- effective_df(eng$values, lambda)
+  out$df <- model_df(eng, lambda)
   out
 }
 
@@ -221,8 +318,8 @@ chunk_path <- function(data, i, eng, lambda, classify, keep) {
          format(source$chunk_sumw[[key]]), " in pass 1")
   }
   basis <- project_rows(rows$x, eng$center, eng$v)
-  q <- 1 - eng$intercept * rows$w / source$sumw
-  r0 <- rows$y - rep(eng$ybar, each = n)
+  q <- 1 - eng$intercept * rows$w / source$sumw - free_leverage(rows$x, rows$w, eng)
+  r0 <- offset_residuals(rows$x, rows$y, eng)
   part <- .Call(C_rlsc_loo_path, basis, eng$values, eng$g, q, r0, rows$y, rows$w, rows$w,
                 seq_len(n), lambda, FALSE, classify, keep)
   part$npos <- sum(rows$w > 0)

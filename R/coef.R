@@ -22,7 +22,8 @@
 coef.rlsc <- function(object, lambda = object$lambda_min, ...) {
   check_no_dots(...)
   validate_rlsc(object)
-  cf <- engine_coef(object$engine, lambda_value(object, lambda))
+  cf <- at_lambdas(lambda_value(object, lambda), ncol(object$y),
+                   function(l) engine_coef(object$engine, l))
   beta <- cf$coef
   if (!is.null(object$scale)) beta <- beta / object$scale   # back to the original units
   coef_matrix(object, cf$intercept, beta, object$xnames)
@@ -33,7 +34,8 @@ coef.rlsc <- function(object, lambda = object$lambda_min, ...) {
 coef.rlsc_kernel_fit <- function(object, lambda = object$lambda_min, ...) {
   check_no_dots(...)
   validate_rlsc(object)
-  cf <- engine_coef(object$engine, lambda_value(object, lambda))
+  cf <- at_lambdas(lambda_value(object, lambda), ncol(object$y),
+                   function(l) engine_coef(object$engine, l))
   coef_matrix(object, cf$intercept, cf$coef,
               object$rownames %||% paste0("c", seq_len(object$nobs)))
 }

@@ -106,12 +106,19 @@ dual_cross <- function(eng, newx) {
 # form hold B = U sqrt(Lambda) / s in the basis instead of U.
 dual_coefficients <- function(eng, lambda) {
   a <- eng$g / sqrt(eng$values) * spectral_filter(eng$values, lambda)
+  sqrt(eng$w[eng$rows]) * (dual_u(eng) %*% a)
+}
+
+# U over the rows of positive weight; rows kept in the direct form hold
+# B = U sqrt(Lambda) / s in the basis instead of U.
+dual_u <- function(eng) {
   rows <- eng$rows
-  s <- sqrt(eng$w[rows])
   u <- eng$basis[rows, , drop = FALSE]
   tiny <- eng$direct[rows]
-  if (any(tiny)) u[tiny, ] <- s[tiny] * sweep(u[tiny, , drop = FALSE], 2L, sqrt(eng$values), "/")
-  s * (u %*% a)
+  if (any(tiny)) {
+    u[tiny, ] <- sqrt(eng$w[rows][tiny]) * sweep(u[tiny, , drop = FALSE], 2L, sqrt(eng$values), "/")
+  }
+  u
 }
 
 # Linear kernels report the slopes beta = X~' c (d x T) and the matching

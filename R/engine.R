@@ -17,7 +17,11 @@
 #   ybar, w, intercept
 #   center     column means subtracted before projecting (primal) or before the
 #              linear and RBF kernels (dual); NULL when nothing is subtracted
-#   v          d x r eigenvectors (primal; NULL in the dual)
+#   v          d x r: B = (x - center) v (primal; NULL in the dual)
+#   beta0,     with unpenalized columns (penalty_factor 0; primal only): the
+#   free_map   slopes that do not depend on lambda (d x T) and the map whose
+#              squared row norms give those columns' leverage (d x p0); NULL
+#              otherwise (primal.R, moments_engine())
 #   kernel     the kernel with its parameters (dual; NULL in the primal)
 #   x          the training rows of positive weight the kernel needs for new
 #              rows (dual, unless the kernel is precomputed; else NULL)
@@ -33,15 +37,16 @@
 # snapshot.R) answers the same methods at the lambdas of its grid.
 
 engine_fields <- c("form", "values", "dropped", "basis", "direct", "q", "r0", "g", "ybar",
-                   "w", "intercept", "center", "v", "kernel", "x", "kbar", "rows", "source")
+                   "w", "intercept", "center", "v", "beta0", "free_map", "kernel", "x", "kbar",
+                   "rows", "source")
 
 new_engine <- function(form, values, dropped, basis, direct, q, r0, g, ybar, w, intercept,
-                       center = NULL, v = NULL, kernel = NULL, x = NULL, kbar = NULL,
-                       rows = NULL, source = NULL) {
+                       center = NULL, v = NULL, beta0 = NULL, free_map = NULL, kernel = NULL,
+                       x = NULL, kbar = NULL, rows = NULL, source = NULL) {
   eng <- list(form = form, values = values, dropped = dropped, basis = basis, direct = direct,
               q = q, r0 = r0, g = g, ybar = ybar, w = w, intercept = intercept,
-              center = center, v = v, kernel = kernel, x = x, kbar = kbar, rows = rows,
-              source = source)
+              center = center, v = v, beta0 = beta0, free_map = free_map, kernel = kernel,
+              x = x, kbar = kbar, rows = rows, source = source)
   class <- c(if (!is.null(source)) "rlsc_chunked", paste0("rlsc_", form), "rlsc_engine")
   validate_engine(structure(eng, class = class))
 }
@@ -84,7 +89,10 @@ validate_engine <- function(eng) {
   }
   if (!is.null(eng$center) && !is_num(eng$center)) bad("`center` must be a double vector")
   if (eng$form == "primal") {
-    if (!is_mat(eng$v, NA, r) || !is_num(eng$center, nrow(eng$v)) || !all(eng$direct %||% TRUE)) {
+    d <- nrow(eng$v)
+    if (!is_mat(eng$v, NA, r) || !is_num(eng$center, d) || !all(eng$direct %||% TRUE) ||
+        !(is.null(eng$beta0) || is_mat(eng$beta0, d, nt)) ||
+        !(is.null(eng$free_map) || is_mat(eng$free_map, d, NA))) {
       bad("a primal engine needs `v` (d x r), `center` (d) and every row direct")
     }
   } else {
@@ -117,7 +125,7 @@ engine_path.rlsc_engine <- function(eng, y, lambda, classify = FALSE, keep = FAL
     part$npos <- sum(eng$w[rows] > 0)
     out <- merge_path(out, part, rows, nrow(eng$basis))
   }
-  out$df <- effective_df(eng$values, lambda)
+  out$df <- model_df(eng, lambda)
   out
 }
 
@@ -161,27 +169,16 @@ merge_stats <- function(a, b) {
   merged
 }
 
-# The criteria of a path as a table, one row per lambda: each criterion's mean
-# and standard error over the npos observations of positive weight (NA where
-# a LOO value is undefined).
-path_table <- function(path, lambda, npos, classify) {
-  crit <- function(k) {
-    ok <- path$n_na == 0
-    m <- ifelse(ok, path$mean[, k], NA_real_)
-    se <- ifelse(ok, sqrt(path$m2[, k] / path$w[, k] / (npos - 1)), NA_real_)
-    list(m, se)
-  }
-  mse <- crit(1L)
-  mis <- if (classify) crit(3L) else list(NA_real_, NA_real_)
-  data.frame(lambda = lambda, df = path$df, mse = mse[[1L]], mse_se = mse[[2L]],
-             misclass = mis[[1L]], misclass_se = mis[[2L]], n_na = path$n_na)
-}
-
-# The LOO table of an engine over `lambda`, with the checks every fit makes.
-loo_table <- function(eng, resp, lambda) {
+# The leave-one-out table of an engine over `lambda` (criteria.R), with the
+# checks every fit makes.
+loo_table <- function(eng, resp, lambda, crit) {
   classify <- resp$type == "classification"
-  path <- engine_path(eng, resp$y, lambda, classify)
-  tab <- path_table(path, lambda, path$npos, classify)
+  run <- function(keep, lam) engine_path(eng, resp$y, lam, classify, keep)
+  path <- run(FALSE, lambda)
+  if (needs_values(crit)) {
+    path$value <- value_criterion(run, lambda, resp$y, eng$w %||% NULL, crit)
+  }
+  tab <- path_table(path, lambda, classify, crit)
   defined <- tab$n_na == 0
   if (!all(is.finite(tab$mse[defined]))) {
     stop_arg("the leave-one-out errors overflow: `y` (or `x`) is too large in magnitude; ",
@@ -255,8 +252,7 @@ check_overflow <- function(gram, arg) {
 warn_unreliable <- function(eng, lambda) {
   values <- eng$values
   if (!length(values)) return(invisible())
-  cond <- max(values) / (min(values) + lambda)
-  bad <- cond > 1e9 | (lambda > 0 & eng$dropped > 1e-6 * lambda)
+  bad <- unreliable(eng, lambda)
   if (!any(bad)) return(invisible())
   warning(sprintf(paste0(
     "leave-one-out values may be inaccurate (relative error above 1e-6) at %d value(s) ",
@@ -264,6 +260,11 @@ warn_unreliable <- function(eng, lambda) {
     "eigenvalues dropped as numerically zero; use larger values of `lambda`"),
     sum(bad), format(max(lambda[bad]), digits = 3), format(max(values), digits = 3)),
     call. = FALSE)
+}
+
+unreliable <- function(eng, lambda) {
+  values <- eng$values
+  max(values) / (min(values) + lambda) > 1e9 | (lambda > 0 & eng$dropped > 1e-6 * lambda)
 }
 
 warn_undefined <- function(n_na) {
@@ -285,7 +286,8 @@ spectral_filter <- function(values, lambda) {
 # its coefficients alone (class "rlsc_linear"), for a kernel model the engine.
 engine_at <- function(eng, lambda) {
   if (!is.null(eng$v) || identical(eng$kernel$name, "linear")) {
-    return(structure(engine_coef(eng, lambda), class = "rlsc_linear"))
+    cf <- at_lambdas(lambda, ncol(eng$g), function(l) engine_coef(eng, l))
+    return(structure(cf, class = "rlsc_linear"))
   }
   eng
 }

@@ -13,31 +13,55 @@ feature_block_rows <- function(m, d) max(1L, as.integer(2^22 / max(m, d, 1)))
 
 # rlsc(x, y, kernel = nystrom(...) / random_features(...)) for data in memory
 # (x scaled already when `standardize`).
-fit_features <- function(call, x, resp, weights, lambda, nlambda, intercept, criterion, kernel,
+fit_features <- function(call, x, resp, weights, lambda, nlambda, intercept, crit, cv, kernel,
                          scale) {
+  if (cv$type == "kfold" && needs_values(crit)) {
+    stop_arg("`criterion` = \"", crit$name, "\" with K-fold needs every row's predictions at ",
+             "once: not available for ", kernel$name, "() fits; use leave-one-out")
+  }
   pos <- which(weights > 0)
   draw <- draw_frequencies(kernel, ncol(x))
   if (needs_sigma(kernel)) kernel$params$sigma <- median_heuristic(x[pos, , drop = FALSE])
   sample_rows <- function(k) as.matrix(x[pos[sample.int(length(pos), k)], , drop = FALSE])
   landmarks <- choose_landmarks(kernel, sample_rows, length(pos), column_names(x), scale)
-  src <- chunk_matrix(x, resp$y, weights, feature_block_rows(kernel$m, ncol(x)))
-  # the rows carry the response already coded as the engine's n x T matrix
+  classify <- resp$type == "classification"
+  src <- memory_source(x, if (classify) decode_classes(resp$y, resp$classes) else resp$y,
+                       weights, cv$folds, feature_block_rows(kernel$m, ncol(x)))
   template <- list(kind = "matrix", xnames = column_names(x), named = !is.null(colnames(x)),
-                   type = "regression", y0 = resp$y[0L, , drop = FALSE])
-  found <- search_features(src, template, resp, lambda, nlambda, intercept, criterion, kernel,
-                           landmarks, draw)
-  fit <- new_rlsc(call, found$engine, found$path, criterion, resp, weights, intercept, "primal",
-                  x, scale, kernel = found$kernel)
+                   type = resp$type, classes = resp$classes, y0 = resp$y[0L, , drop = FALSE],
+                   multi = resp$multi)
+  found <- search_features(src, template, resp, lambda, nlambda, intercept, crit, cv, kernel,
+                           landmarks, draw, weights)
+  fit <- new_rlsc(call, found$engine, found$path, crit, resp, weights, intercept, "primal",
+                  x, scale, kernel = found$kernel, cv = cv)
   structure(fit, class = c("rlsc_features_fit", class(fit)))
+}
+
+# In-memory rows as a chunk source of row blocks, with their folds for K-fold.
+memory_source <- function(x, y, weights, folds, chunk_rows) {
+  read <- local_reader(function(chunk) {
+    rows <- rows_of(chunk)
+    list(x = x[rows, , drop = FALSE], y = if (is.null(dim(y))) y[rows] else y[rows, , drop = FALSE],
+         weights = weights[rows], foldid = folds[rows])
+  }, x = x, y = y, weights = weights, folds = folds)
+  chunk_source(row_chunks(nrow(x), chunk_rows), read)
 }
 
 # rlsc(<chunk source>, kernel = nystrom(...) / random_features(...)), for both
 # interfaces: the template is built (and the levels scanned) by the caller.
 chunked_features <- function(src, template, call, lambda, nlambda, intercept, criterion,
-                             standardize, kernel) {
+                             standardize, cv, penalty_factor, kernel) {
   nlambda <- check_count(nlambda, "nlambda")
   lambda <- check_lambda(lambda)
-  criterion <- check_criterion(criterion, template$type)
+  resp <- list(y = template$y0, type = template$type, classes = template$classes,
+               multi = template$multi)
+  cv <- check_chunk_cv(cv)
+  crit <- check_per_response(FALSE, check_criterion(criterion, resp, cv$type), resp)
+  if (needs_values(crit)) {
+    stop_arg("`criterion` = \"", crit$name, "\" needs every row's predictions at once: ",
+             "not available for a chunk source")
+  }
+  check_penalty_factor(penalty_factor, NULL, kernel)
   standardize <- check_flag(standardize, "standardize")
   d <- length(template$xnames)
   draw <- draw_frequencies(kernel, d)
@@ -63,34 +87,51 @@ chunked_features <- function(src, template, call, lambda, nlambda, intercept, cr
   } else {
     landmarks <- choose_landmarks(kernel, NULL, Inf, template$xnames)
   }
-  resp <- list(y = template$y0, type = template$type, classes = template$classes,
-               multi = template$multi)
-  found <- search_features(src, template, resp, lambda, nlambda, intercept, criterion, kernel,
+  found <- search_features(src, template, resp, lambda, nlambda, intercept, crit, cv, kernel,
                            landmarks, draw)
-  x0 <- matrix(0, 0, d, dimnames = list(NULL, template$xnames))
-  fit <- new_rlsc(call, found$engine, found$path, criterion, resp, weights = NULL,
+  x0 <- matrix(0, 0, d, dimnames = if (template$named) list(NULL, template$xnames))
+  fit <- new_rlsc(call, found$engine, found$path, crit, resp, weights = NULL,
                   intercept = intercept, mode = "chunked", x = x0, scale = template$scale,
-                  kernel = found$kernel, nobs = found$counts$n, npos = found$counts$npos)
+                  kernel = found$kernel, nobs = found$counts$n, npos = found$counts$npos, cv = cv)
   structure(fit, class = c("rlsc_features_fit", class(fit)))
 }
 
 # The search over the kernel settings (fit_kernel()), each setting's engine
 # built by the two passes over `src` with the setting's map in the template.
-search_features <- function(src, template, resp, lambda, nlambda, intercept, criterion, kernel,
-                            landmarks, draw) {
+# With K folds, pass 1 keeps each fold's moments of the features, and the
+# folds' held-out rows are evaluated as chunked fits do (chunked_kfold_table()),
+# on the features themselves (the pass-1 template).
+search_features <- function(src, template, resp, lambda, nlambda, intercept, crit, cv, kernel,
+                            landmarks, draw, weights = NULL) {
   counts <- NULL
+  nfold <- cv$K
+  fold_moments <- features_template <- NULL
   engine_of <- function(kern) {
     template$features <- setting_map(kern, landmarks, draw)
-    mom <- map_chunks(src, chunk_moments, merge_chunk_moments, template = template,
-                      intercept = intercept, what = "reading (pass 1)")
+    mom <- map_chunks(src, chunk_moments, merge_moments, template = template,
+                      intercept = intercept, nfold = nfold, what = "reading (pass 1)")
+    if (!is.null(nfold)) {
+      fold_moments <<- mom$folds
+      mom <- c(Reduce(merge_moments, mom$folds), mom[c("n", "npos", "chunk_sumw")])
+    }
     if (is.null(counts)) {
       check_counts(sum(mom$n), mom$npos)
       counts <<- list(n = sum(mom$n), npos = mom$npos)
     }
+    features_template <<- template
     feature_engine(src, template, mom, intercept)
   }
-  found <- fit_kernel(NULL, resp, NULL, lambda, nlambda, intercept, criterion, kernel,
-                      keep_eigen = TRUE, engine_of = engine_of)
+  table_of <- function(eng, kern, lam) {
+    if (is.null(nfold)) {
+      # the AUC or a user's criterion read the rows' weights from the engine
+      if (needs_values(crit)) eng$w <- weights
+      return(loo_table(eng, resp, lam, crit))
+    }
+    eng$source$template <- features_template
+    chunked_kfold_table(eng, fold_moments, intercept, lam, crit)
+  }
+  found <- fit_kernel(NULL, resp, NULL, lambda, nlambda, intercept, crit, cv, kernel,
+                      keep_eigen = TRUE, engine_of = engine_of, table_of = table_of)
   chosen <- found$kernel$kernel
   rbf <- identical(chosen$base, "rbf") || chosen$name == "random_features"
   found$kernel$sigma_min <- if (rbf) chosen$params$sigma
@@ -126,7 +167,7 @@ merge_samples <- function(a, b) {
   take <- order(keys)[seq_len(min(a$size, length(keys)))]
   list(n = a$n + b$n, npos = a$npos + b$npos, size = a$size, keys = keys[take],
        x = rbind(a$x, b$x)[take, , drop = FALSE],
-       mom = if (!is.null(a$mom)) merge_chunk_moments(a$mom, b$mom))
+       mom = if (!is.null(a$mom)) merge_moments(a$mom, b$mom))
 }
 
 # Evaluate `expr` with R's random numbers seeded by `seed` (Mersenne-Twister,

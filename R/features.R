@@ -44,8 +44,11 @@
 #' \eqn{\lambda \ge 0} (from the engine: \eqn{m \times r} numbers). [loo_predict()],
 #' [fitted()], [residuals()] and [hatvalues()] compute the features of the
 #' training rows again, block by block. Classification, weights, the formula
-#' interface and `standardize` work as for other kernels; `standardize`
-#' scales the columns before the features.
+#' interface, `standardize` (which scales the columns before the features),
+#' K-fold (`cv`, `foldid`: each fold's moments of the features, merged),
+#' `cv = "gcv"`, the criteria (the AUC and a function of the predictions with
+#' leave-one-out only), `per_response`, `class_weights`, `type = "prob"` and
+#' `se.fit` work as for other fits.
 #'
 #' @param kernel a kernel from [kernel_rbf()], [kernel_polynomial()],
 #'   [kernel_linear()] or [kernel_custom()] (or its name, as in [rlsc()]);

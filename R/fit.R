@@ -5,18 +5,21 @@
 # `path` is the LOO table (one row per lambda, loo_table()); `lambda`, `df`,
 # `cvm` and `cvsd` are read from it on access ($.rlsc).  `kernel` holds the
 # fields of a kernel fit (kernel_fit.R), which also gets class "rlsc_kernel_fit".
-new_rlsc <- function(call, engine, path, criterion, resp, weights, intercept, mode, x,
-                     scale = NULL, kernel = NULL, nobs = nrow(resp$y), npos = sum(weights > 0)) {
-  sel <- select_lambda(path[[criterion]], path[[paste0(criterion, "_se")]],
-                       if (criterion == "misclass") path$mse)
+new_rlsc <- function(call, engine, path, crit, resp, weights, intercept, mode, x,
+                     scale = NULL, kernel = NULL, nobs = nrow(resp$y), npos = sum(weights > 0),
+                     cv = list(type = "loo")) {
+  sel <- select_fit(path, crit)
   fit <- c(list(
-    call = call, engine = engine, path = path, criterion = criterion,
-    lambda_min = path$lambda[sel$index_min], lambda_1se = path$lambda[sel$index_1se],
+    call = call, engine = engine, path = path, criterion = crit$name,
+    cv = if (cv$type == "kfold") cv$K else cv$type, foldid = cv$folds,
+    per_response = isTRUE(crit$per_response),
+    lambda_min = stats::setNames(path$lambda[sel$index_min], names(sel$index_min)),
+    lambda_1se = stats::setNames(path$lambda[sel$index_1se], names(sel$index_1se)),
     index_min = sel$index_min, index_1se = sel$index_1se,
     type = resp$type, classes = resp$classes, multi = resp$multi, y = resp$y,
-    weights = weights, intercept = intercept, mode = mode,
-    nobs = nobs, npos = npos, nvars = ncol(x), xnames = column_names(x), rownames = rownames(x),
-    scale = scale), kernel)
+    yfactor = resp$yfactor, weights = weights, intercept = intercept, mode = mode,
+    nobs = nobs, npos = npos, nvars = ncol(x), xnames = column_names(x),
+    named_columns = !is.null(colnames(x)), rownames = rownames(x), scale = scale), kernel)
   validate_rlsc(structure(fit, class = c(if (!is.null(kernel)) "rlsc_kernel_fit", "rlsc")))
 }
 
@@ -69,7 +72,7 @@ validate_rlsc <- function(fit) {
   }
   nl <- nrow(path)
   for (i in c("index_min", "index_1se")) {
-    if (!is.numeric(fit[[i]]) || length(fit[[i]]) != 1L || !fit[[i]] %in% seq_len(nl)) {
+    if (!is.numeric(fit[[i]]) || !length(fit[[i]]) || !all(fit[[i]] %in% seq_len(nl))) {
       bad("`", i, "` must index the `lambda` grid")
     }
   }

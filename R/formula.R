@@ -30,7 +30,6 @@ rlsc.formula <- function(formula, data, subset, weights, na.action, contrasts = 
   }
   mf <- match.call(expand.dots = FALSE)
   mf <- mf[c(1L, match(c("formula", "data", "subset", "weights", "na.action"), names(mf), 0L))]
-  mf$drop.unused.levels <- TRUE
   mf[[1L]] <- quote(stats::model.frame)
   names(mf)[2L] <- "formula"
   mf <- tryCatch(eval(mf, parent.frame()), error = function(e) {
@@ -38,6 +37,7 @@ rlsc.formula <- function(formula, data, subset, weights, na.action, contrasts = 
   })
   terms <- attr(mf, "terms")
   if (!attr(terms, "response")) stop_arg("`formula` must have a response, as in `y ~ x`")
+  mf <- drop_unused_levels(mf)
   if (!is.null(attr(terms, "offset"))) {
     offsets <- as.list(attr(terms, "variables"))[-1L][attr(terms, "offset")]
     stop_arg("`formula` must not have an offset, not ",
@@ -47,11 +47,18 @@ rlsc.formula <- function(formula, data, subset, weights, na.action, contrasts = 
   y <- stats::model.response(mf)
   x <- design_matrix(terms, mf, contrasts)
   response <- deparse1(formula[[2L]])
-  fit <- tryCatch(
-    rlsc.default(x, y, weights = stats::model.weights(mf),
-                 intercept = attr(terms, "intercept") == 1L, ...),
-    error = function(e) {   # name the response as the user wrote it, not `y`
-      stop_arg(sub("^`y`", paste0("the response `", response, "`"), conditionMessage(e)))
+  # name the response as the user wrote it, not `y`
+  named <- paste0("the response `", response, "`")
+  fit <- withCallingHandlers(
+    tryCatch(
+      rlsc.default(x, y, weights = stats::model.weights(mf),
+                   intercept = attr(terms, "intercept") == 1L, ...),
+      error = function(e) stop_arg(sub("^`y`", named, conditionMessage(e)))),
+    warning = function(w) {
+      msg <- conditionMessage(w)
+      if (!startsWith(msg, "dropping empty level")) return()
+      warning(sub("`y`", named, msg, fixed = TRUE), call. = FALSE)
+      invokeRestart("muffleWarning")
     })
   call[[1L]] <- as.name("rlsc")
   fit$call <- call
@@ -61,6 +68,17 @@ rlsc.formula <- function(formula, data, subset, weights, na.action, contrasts = 
   fit$na.action <- attr(mf, "na.action")
   fit$model <- mf
   fit
+}
+
+# Unused levels of the predictors are dropped, as lm() does; the response
+# keeps all its levels, so that encode_classes() drops its empty ones with the
+# same warning as for the default method and class predictions keep them.
+drop_unused_levels <- function(mf) {
+  for (j in seq_along(mf)[-1L]) {
+    v <- mf[[j]]
+    if (is.factor(v) && length(unique(v[!is.na(v)])) < nlevels(v)) mf[[j]] <- v[, drop = TRUE]
+  }
+  mf
 }
 
 # The model matrix without its intercept column: the intercept is the model's
@@ -114,4 +132,24 @@ model.frame.rlsc <- function(formula, ...) {
     stop_arg("this fit was made from a matrix, not a formula: it has no model frame")
   }
   formula$model
+}
+
+#' The formula of an rlsc fit
+#'
+#' The model formula of a fit made with a formula, as [formula()] gives it for
+#' [lm()]: with `.` expanded into the variables it stood for, and the
+#' environment of the original formula.
+#'
+#' @param x an [rlsc()] fit made with a formula.
+#' @param ... not used.
+#' @return A formula.
+#' @export
+#' @examples
+#' formula(rlsc(mpg ~ ., data = mtcars))
+formula.rlsc <- function(x, ...) {
+  check_no_dots(...)
+  if (is.null(x$terms)) {
+    stop_arg("this fit was made from a matrix, not a formula: it has no formula")
+  }
+  stats::formula(x$terms)
 }

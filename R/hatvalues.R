@@ -20,5 +20,7 @@
 hatvalues.rlsc <- function(model, lambda = model$lambda_min, ...) {
   check_no_dots(...)
   out <- fit_outputs(model, lambda)
-  pad(model, stats::setNames(1 - out$omh, model$rownames))
+  h <- 1 - out$omh
+  if (is.matrix(h)) dimnames(h) <- list(model$rownames, response_names(model)) else names(h) <- model$rownames
+  pad(model, h)
 }

@@ -3,20 +3,24 @@
 # grid; the best setting's engine is kept (keep_eigen = TRUE) or, by default,
 # its snapshot at every lambda of its grid (snapshot.R).  The fit itself is
 # built by new_rlsc(), with class "rlsc_kernel_fit".  `engine_of(kern)` builds
-# the engine of one setting: by default the dual engine of the kernel on `x`;
-# Nystrom and random-feature kernels pass the primal engine of their features
-# (feature_fit.R).
+# the engine of one setting and `table_of(eng, kern, lambda)` its validation
+# table: by default the dual engine of the kernel on `x` and its LOO or K-fold
+# table; Nystrom and random-feature kernels pass the primal engine of their
+# features and its table (feature_fit.R).
 
-fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, kernel,
-                       keep_eigen, engine_of = NULL) {
+fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, crit, cv, kernel,
+                       keep_eigen, engine_of = NULL, table_of = NULL) {
   pos <- weights > 0
   if (kernel$name == "rbf" && is.null(kernel$params$sigma)) {
     kernel$params$sigma <- median_heuristic(x[pos, , drop = FALSE])
   }
   engine_of <- engine_of %||% function(kern) dual_engine(kern, x, resp$y, weights, intercept)
+  table_of <- table_of %||% function(eng, kern, lam) {
+    validation_table(eng, x, resp, weights, intercept, lam, crit, cv, kern)
+  }
   settings <- expand_kernel(kernel)
   nk <- length(settings$kernels)
-  tiebreak <- criterion == "misclass"
+  tiebreak <- crit$name == "misclass"
   bar <- if (show_progress(nk)) {
     cli::cli_progress_bar("Exact LOO over the kernel parameters", total = nk)
   }
@@ -25,16 +29,23 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
   for (j in seq_len(nk)) {
     kern <- settings$kernels[[j]]
     eng <- engine_of(kern)
-    lam <- lambda %||% default_lambda(eng$values, nlambda)
-    tab <- loo_table(eng, resp, lam)
+    lam <- lambda %||% default_lambda(eng$values, nlambda, least_squares_ok(eng, resp$y))
+    tab <- table_of(eng, kern, lam)
     tables[[j]] <- tab
-    crit <- tab[[criterion]]
-    if (any(!is.na(crit))) {
-      sel <- select_lambda(crit, tab[[paste0(criterion, "_se")]], if (tiebreak) tab$mse)
-      score <- c(crit[sel$index_min], if (tiebreak) tab$mse[sel$index_min])
+    value <- tab[[crit$name]] * if (crit$maximize) -1 else 1
+    if (any(!is.na(value))) {
+      sel <- select_lambda(value, tab[[paste0(crit$name, "_se")]], if (tiebreak) tab$mse)
+      score <- c(value[sel$index_min], if (tiebreak) tab$mse[sel$index_min])
       if (is.null(best) || better_score(score, best$score)) {
         best <- list(j = j, score = score, sel = sel, lambda = lam, table = tab,
                      rank = length(eng$values),
+                     # K-fold past the grid would cost K more decompositions: say "may"
+                     beyond = if (cv$type == "kfold") {
+                       if (lam[sel$index_min] > 0) NA
+                     } else {
+                       beyond_grid(eng, function(l) table_of(eng, kern, l), crit$name,
+                                   crit$maximize, lam, sel$index_min)
+                     },
                      engine = if (keep_eigen) eng else new_snapshot(eng, resp$y, lam))
       }
     }
@@ -48,7 +59,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, criterion, 
   }
   warn_undefined(best$table$n_na)
   # without any direction (a constant kernel) every lambda gives the same fit
-  if (best$rank) warn_boundary(best$sel$index_min, length(best$lambda))
+  if (best$rank) warn_boundary(best$sel$index_min, length(best$lambda), best$beyond)
   warn_kernel_boundary(settings$grid, best$j)
 
   chosen <- settings$kernels[[best$j]]

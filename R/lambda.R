@@ -3,18 +3,36 @@
 
 # Log-spaced and decreasing, from where the effective degrees of freedom
 # df(lambda) = sum(Lambda / (Lambda + lambda)) are about 0.1 down to where they
-# are within about 0.1 of the rank, spanning at most ten decades.
-default_lambda <- function(values, nlambda) {
+# are within about 1e-4 of the rank (spanning at most ten decades); with
+# `zero` (least_squares_ok()) the last of the `nlambda` values is lambda = 0,
+# least squares, beyond which nothing lies.  Small models thus reach their LOO
+# minimum inside the grid (mpg ~ wt: at df = 0.96, which a grid ending at
+# df = rank - 0.1 cut off).
+default_lambda <- function(values, nlambda, zero = FALSE) {
   if (!length(values)) return(10^seq(2, -2, length.out = nlambda))
+  npos <- nlambda - (zero && nlambda > 1L)
   hi <- 10 * sum(values)
-  lo <- max(0.1 / sum(1 / values), hi * 1e-10)
-  exp(seq(log(hi), log(lo), length.out = nlambda))
+  lo <- max(1e-4 / sum(1 / values), hi * 1e-10)
+  c(exp(seq(log(hi), log(lo), length.out = npos)), if (npos < nlambda) 0)
+}
+
+# Whether the default grid ends with lambda = 0: least squares is defined when
+# there are more observations of positive weight than coefficients and no
+# point has leverage 1 (no NA), and its LOO values are accurate when the
+# condition number passes warn_unreliable()'s test.
+least_squares_ok <- function(eng, y, npos = sum(eng$w > 0)) {
+  r <- length(eng$values)
+  r > 0L && npos > model_df(eng, 0) + eng$intercept && !unreliable(eng, 0) &&
+    # the chunks of a chunked engine are not read again for this
+    (inherits(eng, "rlsc_chunked") || engine_path(eng, y, 0)$n_na == 0)
 }
 
 # Indices of lambda_min and lambda_1se on a decreasing grid.  Ties in the
 # criterion go to `tiebreak` (the LOO squared error for "misclass"), then to the
-# larger lambda.
-select_lambda <- function(cvm, cvsd, tiebreak = NULL) {
+# larger lambda.  A criterion to maximize (AUC) is negated; without a standard
+# error (GCV, a user's function) lambda_1se is lambda_min.
+select_lambda <- function(cvm, cvsd, tiebreak = NULL, maximize = FALSE) {
+  if (maximize) cvm <- -cvm
   ok <- !is.na(cvm)
   if (!any(ok)) {
     stop_arg("the leave-one-out criterion is undefined (NA) at every value of `lambda`; ",
@@ -22,26 +40,103 @@ select_lambda <- function(cvm, cvsd, tiebreak = NULL) {
   }
   index_min <- if (is.null(tiebreak)) which.min(cvm) else order(cvm, tiebreak)[1L]
   threshold <- cvm[index_min] + cvsd[index_min]
-  index_1se <- which(ok & cvm <= threshold)[1L]
+  index_1se <- if (is.na(threshold)) index_min else which(ok & cvm <= threshold)[1L]
   list(index_min = index_min, index_1se = min(index_1se, index_min))
 }
 
-warn_boundary <- function(index, nlambda) {
-  if (nlambda < 2L || !(index %in% c(1L, nlambda))) return(invisible())
+# lambda_min and lambda_1se of a validation table: one pair, or one per
+# response column (named) with per_response = TRUE.
+select_fit <- function(path, crit) {
+  if (isTRUE(crit$per_response)) {
+    sel <- lapply(crit$responses, function(r) {
+      select_lambda(path[[paste0("mse_", r)]], path[[paste0("mse_se_", r)]])
+    })
+    pick <- function(k) stats::setNames(vapply(sel, `[[`, 1L, k), crit$responses)
+    return(list(index_min = pick("index_min"), index_1se = pick("index_1se")))
+  }
+  select_lambda(path[[crit$name]], path[[paste0(crit$name, "_se")]],
+                if (crit$name == "misclass") path$mse, crit$maximize)
+}
+
+# When lambda_min sits at an end of the grid (not at lambda = 0, beyond which
+# nothing lies), the exact criterion a few steps past that end: 10 to 1e8
+# times larger past the largest value, 10 to 1e4 times smaller and 0 past the
+# smallest, leaving out values warn_unreliable() would flag.  NULL when the
+# criterion does not decrease there (or lambda_min is inside the grid); the
+# best lambda beyond, its criterion and the criterion at lambda_min when it
+# does; NA when nothing beyond can be evaluated accurately.
+# `table_at(lambda)` is the validation table of the fit at other lambdas;
+# `column` the criterion's column (negated when it is maximized).
+beyond_grid <- function(eng, table_at, column, maximize, lambda, index) {
+  nl <- length(lambda)
+  if (nl < 2L || !index %in% c(1L, nl) || lambda[index] == 0 || !length(eng$values)) return(NULL)
+  edge <- lambda[index]
+  probe <- probe_lambdas(eng, edge, index == 1L)
+  if (!length(probe)) return(NA)
+  crit <- table_at(c(edge, probe))[[column]] * if (maximize) -1 else 1
+  best <- which.min(crit[-1L])
+  if (!length(best) || !(crit[best + 1L] < crit[1L] - 1e-8 * abs(crit[1L]))) return(NULL)
+  sign <- if (maximize) -1 else 1
+  list(lambda = probe[best], value = sign * crit[best + 1L], edge = sign * crit[1L])
+}
+
+# The lambdas probed past one end of the grid (see beyond_grid()).
+probe_lambdas <- function(eng, edge, above) {
+  probe <- if (above) edge * 10^c(1, 2, 4, 8) else c(edge * 10^-c(1, 2, 4), 0)
+  probe[!unreliable(eng, probe)]
+}
+
+# Every lambda beyond_grid() may probe for a grid, at both ends.
+beyond_probes <- function(eng, lambda) {
+  if (length(lambda) < 2L || !length(eng$values)) return(numeric())
+  c(probe_lambdas(eng, lambda[1L], TRUE),
+    if (lambda[length(lambda)] > 0) probe_lambdas(eng, lambda[length(lambda)], FALSE))
+}
+
+# The boundary warnings of a fit: for each selected lambda_min (one per
+# response column with per_response = TRUE), whether the criterion keeps
+# improving past the end of the grid it sits at.
+check_boundary <- function(fit, eng, table_at) {
+  cols <- if (fit$per_response) paste0("mse_", names(fit$index_min)) else fit$criterion
+  maximize <- identical(fit$criterion, "auc")
+  for (k in seq_along(cols)) {
+    index <- fit$index_min[[k]]
+    warn_boundary(index, length(fit$lambda),
+                  beyond_grid(eng, table_at, cols[k], maximize, fit$lambda, index))
+  }
+}
+
+# The warning for lambda_min at an end of the grid, given what beyond_grid()
+# found there (NA: not looked at, so the criterion only may keep decreasing).
+warn_boundary <- function(index, nlambda, beyond = NA) {
+  if (nlambda < 2L || !(index %in% c(1L, nlambda)) || is.null(beyond)) return(invisible())
   end <- if (index == 1L) "largest" else "smallest"
-  warning("`lambda_min` is the ", end, " value of the `lambda` grid; ",
-          "the criterion may keep decreasing beyond it, so consider extending the grid",
-          call. = FALSE)
+  if (identical(beyond, NA)) {
+    warning("`lambda_min` is the ", end, " value of the `lambda` grid; ",
+            "the criterion may keep decreasing beyond it, so consider extending the grid",
+            call. = FALSE)
+    return(invisible())
+  }
+  warning("`lambda_min` is the ", end, " value of the `lambda` grid, and the criterion keeps ",
+          "decreasing beyond it: ", format(beyond$value, digits = 4), " at lambda = ",
+          format(beyond$lambda, digits = 3), " against ", format(beyond$edge, digits = 4),
+          "; extend the grid", call. = FALSE)
 }
 
 # The value of a method's `lambda` argument: "lambda_min" or "lambda_1se" (also
 # glmnet's spellings "lambda.min" and "lambda.1se"), or any lambda >= 0.  A value
 # within 1e-10 (relative) of a grid value is that grid value, so that values
 # printed with fewer digits select the grid's results exactly when they match.
+# A fit with one lambda per response column also takes one value per column,
+# and its "lambda_min" and "lambda_1se" are such vectors.
 lambda_value <- function(object, lambda) {
   if (is.character(lambda) && length(lambda) == 1L && !is.na(lambda)) {
     key <- sub(".", "_", lambda, fixed = TRUE)
     if (key %in% c("lambda_min", "lambda_1se")) return(object[[key]])
+  }
+  nt <- ncol(object$y)
+  if (isTRUE(object$per_response) && is.numeric(lambda) && length(lambda) == nt && nt > 1L) {
+    return(vapply(lambda, function(l) lambda_value(object, l), 1))
   }
   if (!is.numeric(lambda) || length(lambda) != 1L || !is.finite(lambda) || lambda < 0) {
     got <- if (length(lambda) == 1L && is.atomic(lambda) && !is.complex(lambda)) {
@@ -49,9 +144,37 @@ lambda_value <- function(object, lambda) {
     } else {
       paste(describe(lambda), "of length", length(lambda))
     }
-    stop_arg("`lambda` must be a single number >= 0, \"lambda_min\" or \"lambda_1se\", not ", got)
+    stop_arg("`lambda` must be a single number >= 0, \"lambda_min\" or \"lambda_1se\"",
+             if (isTRUE(object$per_response)) paste0(" (or one per response column, ", nt, ")"),
+             ", not ", got)
   }
   grid <- object$lambda
   hit <- which(abs(grid - lambda) <= 1e-10 * lambda)
   if (length(hit)) grid[hit[1L]] else as.double(lambda)
+}
+
+# fun(lambda) at each response column's own lambda: column t of every
+# component of fun(lambdas[t]) (vectors of one value per column likewise; a
+# vector of one value per row, such as 1 - h, becomes a matrix with a column
+# per response).
+at_lambdas <- function(lambdas, nt, fun) {
+  if (length(lambdas) == 1L) return(fun(lambdas))
+  out <- NULL
+  for (l in unique(lambdas)) {
+    cols <- which(lambdas == l)
+    part <- fun(l)
+    if (is.null(out)) out <- part
+    for (k in names(part)) {
+      v <- part[[k]]
+      if (is.matrix(v) && ncol(v) == nt) {
+        out[[k]][, cols] <- v[, cols]
+      } else if (is.null(dim(v)) && length(v) == nt) {
+        out[[k]][cols] <- v[cols]
+      } else if (is.null(dim(v)) && length(v) > 1L) {
+        if (!is.matrix(out[[k]])) out[[k]] <- matrix(out[[k]], length(v), nt)
+        out[[k]][, cols] <- v
+      }
+    }
+  }
+  out
 }

@@ -4,7 +4,7 @@
 #' fitted without point \eqn{i}, \eqn{f_{-i}(x_i) = (\hat y_i - h_{ii} y_i) /
 #' (1 - h_{ii})}, computed exactly from the stored factorization (no refits).
 #' For classification these are decision values; the LOO class is their sign
-#' (two classes) or the column of their maximum.
+#' (two classes) or the column of their maximum, which `type = "class"` gives.
 #'
 #' Points with zero weight are not part of the fit: their "LOO" value is the
 #' fitted value. Points the fit interpolates (leverage within rounding of 1)
@@ -20,23 +20,37 @@
 #' @param fit an [rlsc()] fit.
 #' @param lambda a number \eqn{\ge 0} (a value of the grid for kernel fits
 #'   without `keep_eigen`), or `"lambda_min"` / `"lambda_1se"`.
+#' @param type `"response"` for the LOO values (decision values for
+#'   classification) or `"class"` for the LOO class labels of a
+#'   classification fit, a factor with the levels and class of the response
+#'   (as [predict.rlsc()] gives them), or `"prob"` for LOO class
+#'   probabilities: the LOO decision values through the calibration map of
+#'   [predict.rlsc()]. That map was fitted on these same values, so these
+#'   probabilities are slightly optimistic, unlike the LOO values themselves.
 #' @param ... not used.
 #' @return A vector for one response column, else an \eqn{n \times T} matrix
-#'   with columns named by response column or class.
+#'   with columns named by response column or class; a factor for
+#'   `type = "class"`; a matrix with a column per class for `type = "prob"`.
 #' @export
 #' @examples
 #' fit <- rlsc(as.matrix(mtcars[, -1]), mtcars$mpg)
 #' loo <- loo_predict(fit)
 #' mean((mtcars$mpg - loo)^2)   # the LOO mean squared error at lambda_min
 #' fit$cvm[fit$index_min]
+#'
+#' cl <- rlsc(Species ~ ., data = iris)
+#' table(LOO = loo_predict(cl, type = "class"), truth = iris$Species)
 loo_predict <- function(fit, lambda = fit$lambda_min, ...) UseMethod("loo_predict")
 
 #' @rdname loo_predict
 #' @export
-loo_predict.rlsc <- function(fit, lambda = fit$lambda_min, ...) {
+loo_predict.rlsc <- function(fit, lambda = fit$lambda_min, ..., type = c("response", "class", "prob")) {
   check_no_dots(...)
+  type <- check_type(fit, type)
   out <- fit_outputs(fit, lambda)
   warn_undefined(out$n_na)
   warn_unreliable(fit$engine, out$lambda)
+  if (type == "class") return(pad(fit, stats::setNames(class_labels(fit, out$loo), rownames(out$loo))))
+  if (type == "prob") return(pad(fit, class_probabilities(fit, out$loo, calibration_map(fit, lambda))))
   pad(fit, out$loo)
 }

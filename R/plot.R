@@ -4,61 +4,260 @@
 #' \eqn{\log_{10}\lambda} with a band of one standard error, dashed vertical
 #' lines at `lambda_min` and `lambda_1se`, and the effective degrees of freedom
 #' on the top axis. `type = "coef"` draws the coefficient paths (for one
-#' response column or class, chosen by `response`).
+#' response column or class, chosen by `response`) from the most penalized
+#' end on the left to the least penalized on the right, each named at its
+#' right end.
+#'
+#' The legend sits in a strip above the curves, so that it covers neither
+#' them nor the lines at `lambda_min` and `lambda_1se`. \eqn{\lambda = 0}
+#' (least squares, the last value of the default grid when it is defined) has
+#' no finite logarithm: it is drawn as a point with its error bar (a bar in
+#' the colour of the band) at the left end of the axis (the right end of the
+#' coefficient paths), labelled \eqn{-\infty}, behind a break in the axis. A
+#' fit with a single \eqn{\lambda} is drawn as a point with its error bar.
+#'
+#' For kernel fits with several kernel settings, `type = "criterion"` draws
+#' one curve per setting (the chosen one thicker, with its band and its
+#' degrees of freedom on the top axis), on a logarithmic criterion axis when
+#' the curves span more than a factor of ten; `type = "heatmap"` draws the
+#' criterion over the kernel settings (rows) and \eqn{\lambda} (columns), the
+#' chosen pair marked by a cross and each setting's minimum by a circle.
 #'
 #' @param x an [rlsc()] fit.
-#' @param type `"criterion"` or `"coef"`.
+#' @param type `"criterion"` or `"coef"`; for kernel fits `"criterion"` or
+#'   `"heatmap"`.
 #' @param response for `type = "coef"`, the response column or class whose
 #'   coefficients to draw (name or number).
 #' @param xlab,ylab axis labels.
 #' @param main a title, drawn above the degrees-of-freedom axis.
-#' @param ... further graphical arguments passed to [graphics::plot()] or
-#'   [graphics::matplot()].
+#' @param ... further graphical arguments passed to [graphics::plot()] (for
+#'   example `ylim`, `log` or `cex.axis`; `col` sets the colours of the
+#'   coefficient paths).
 #' @return `x`, invisibly.
 #' @export
 #' @examples
-#' fit <- rlsc(mpg ~ ., data = mtcars)
+#' fit <- rlsc(mpg ~ ., data = mtcars, standardize = TRUE)
 #' plot(fit)
 #' plot(fit, type = "coef")
+#' kf <- rlsc(mpg ~ wt + hp, data = mtcars, standardize = TRUE,
+#'            kernel = kernel_rbf(sigma = c(1, 2, 4)))
+#' plot(kf)
+#' plot(kf, type = "heatmap")
 plot.rlsc <- function(x, type = c("criterion", "coef"), response = 1L,
                       xlab = expression(log[10](lambda)), ylab = NULL, main = NULL, ...) {
   validate_rlsc(x)
   type <- match.arg(type)
   if (type == "coef") return(plot_coef(x, response, xlab, ylab, main, ...))
-  ok <- !is.na(x$cvm) & x$lambda > 0
-  if (!any(ok)) {
-    stop_arg("nothing to plot: the fit has no `lambda` > 0 with a defined criterion")
-  }
-  ll <- log10(x$lambda[ok])
-  lo <- x$cvm[ok] - x$cvsd[ok]
-  hi <- x$cvm[ok] + x$cvsd[ok]
-  graphics::plot(ll, x$cvm[ok], type = "n", xlab = xlab,
-                 ylab = ylab %||% criterion_label(x$criterion),
-                 ylim = range(lo, hi, na.rm = TRUE), ...)
-  graphics::polygon(c(ll, rev(ll)), c(lo, rev(hi)), border = NA,
-                    col = grDevices::adjustcolor("grey", 0.4))
-  graphics::lines(ll, x$cvm[ok], lwd = 2)
-  mark_lambdas(x)
-  df_axis(ll, x$df[ok], main)
+  curve <- criterion_curve(x$path, x$criterion)
+  draw_criterion(x, list(curve), 1L, NULL, xlab, ylab, main, ...)
   invisible(x)
 }
 
-mark_lambdas <- function(x, where = "topleft") {
-  graphics::abline(v = log10(c(x$lambda_min, x$lambda_1se)), lty = 2,
-                   col = c("firebrick", "steelblue"))
-  graphics::legend(where, c("lambda_min", "lambda_1se"), lty = 2,
-                   col = c("firebrick", "steelblue"), bty = "n")
+#' @rdname plot.rlsc
+#' @export
+plot.rlsc_kernel_fit <- function(x, type = c("criterion", "heatmap", "coef"), response = 1L,
+                                 xlab = expression(log[10](lambda)), ylab = NULL, main = NULL,
+                                 ...) {
+  validate_rlsc(x)
+  type <- match.arg(type)
+  if (type == "coef") {
+    stop_arg("`type` = \"coef\" needs a linear fit: a kernel fit has one dual coefficient ",
+             "per training row (see coef())")
+  }
+  if (type == "heatmap") return(plot_heatmap(x, xlab, ylab, main, ...))
+  grid <- x$kernel_grid
+  if (is.null(grid) || nrow(grid) == 1L) return(NextMethod(type = "criterion"))
+  draw_criterion(x, kernel_curves(x), x$index_kernel, setting_labels(grid), xlab, ylab, main, ...)
+  invisible(x)
+}
+
+# The rows of a LOO table with a defined criterion: lambda, the criterion, its
+# standard error and df.
+criterion_curve <- function(path, criterion) {
+  ok <- !is.na(path[[criterion]])
+  data.frame(lambda = path$lambda[ok], cvm = path[[criterion]][ok],
+             se = path[[paste0(criterion, "_se")]][ok], df = path$df[ok])
+}
+
+# One criterion curve per kernel setting, from the LOO table over the whole grid.
+kernel_curves <- function(x) {
+  tab <- x$kernel_path
+  setting <- rep(seq_len(nrow(x$kernel_grid)), each = nrow(tab) / nrow(x$kernel_grid))
+  lapply(split(tab, setting), criterion_curve, x$criterion)
+}
+
+setting_labels <- function(grid) {
+  vapply(seq_len(nrow(grid)), function(i) format_params(as.list(grid[i, , drop = FALSE])), "")
+}
+
+# The criterion plot of linear and kernel fits alike: one curve per setting
+# (one for a linear fit), the chosen one with its band of one standard error,
+# the lines at lambda_min and lambda_1se, the degrees of freedom on top, and
+# a legend in a strip above the curves.
+draw_criterion <- function(x, curves, chosen, labels, xlab, ylab, main, ...) {
+  several <- length(curves) > 1L
+  cols <- if (several) grDevices::hcl.colors(length(curves), "Dark 3") else "black"
+  lwd <- ifelse(seq_along(curves) == chosen, 2.5, 1)
+  if (!several) lwd <- 2
+  band <- grDevices::adjustcolor("grey", 0.45)
+  all_lambda <- unlist(lapply(curves, `[[`, "lambda"))
+  main_curve <- curves[[chosen]]
+  lo <- main_curve$cvm - main_curve$se
+  hi <- main_curve$cvm + main_curve$se
+  values <- c(unlist(lapply(curves, `[[`, "cvm")), lo, hi)
+  values <- values[is.finite(values)]
+  dots <- list(...)
+  # curves over more than a decade (kernel settings that overfit at small
+  # lambda) on a log axis, so that none is cut off and none flattens the rest
+  log_y <- dots$log %||% if (several && x$criterion == "mse" && min(values) > 0 &&
+                            max(values) > 10 * min(values)) "y" else ""
+  if (grepl("y", log_y)) values <- values[values > 0]
+  legend <- list(
+    legend = c(if (several) labels else criterion_label(x$criterion, x$cv), "\u00b1 1 SE", "lambda_min", "lambda_1se"),
+    col = c(cols, NA, "firebrick", "steelblue"),
+    lty = c(rep(1, length(curves)), NA, 2, 2),
+    lwd = c(lwd, NA, 1, 1),
+    pch = c(rep(if (nrow(main_curve) == 1L) 19 else NA, length(curves)), NA, NA, NA),
+    fill = c(rep(NA, length(curves)), band, NA, NA),
+    border = c(rep(NA, length(curves)), NA, NA, NA))
+  if (several) legend$lwd[chosen] <- 2.5
+  xs <- lambda_x(all_lambda)
+  xlim <- dots$xlim %||% padded_range(xs)
+  ylim <- dots$ylim %||% legend_room(range(values), legend, grepl("y", log_y))
+  dots$xlim <- dots$ylim <- dots$log <- NULL
+  do.call(graphics::plot, c(list(x = xlim, y = ylim, type = "n", xlab = xlab, xaxt = "n",
+                                 ylab = ylab %||% criterion_label(x$criterion, x$cv), log = log_y,
+                                 xlim = xlim, ylim = ylim), dots))
+  lambda_axis(all_lambda)
+  # the band and the error bars of the chosen setting, then every curve
+  pos <- main_curve$lambda > 0
+  mx <- lambda_x(main_curve$lambda, all_lambda)
+  if (sum(pos) > 1L) {
+    graphics::polygon(c(mx[pos], rev(mx[pos])), c(lo[pos], rev(hi[pos])), border = NA, col = band)
+  }
+  single <- if (sum(pos) == 1L) pos else !pos
+  if (any(single)) {   # a point's band: a bar of the band's colour
+    graphics::segments(mx[single], lo[single], mx[single], hi[single], col = band, lwd = 10,
+                       lend = "butt")
+  }
+  for (i in seq_along(curves)) draw_curve(curves[[i]], all_lambda, cols[i], lwd[i])
+  top <- max(values)
+  at <- lambda_x(c(x$lambda_min, x$lambda_1se), all_lambda)
+  graphics::segments(at, bottom_y(), at, top, lty = 2,   # one pair per response column
+                     col = rep(c("firebrick", "steelblue"), each = length(x$lambda_min)))
+  draw_legend(legend)
+  df_axis(mx, main_curve$df, main)
+}
+
+# One curve: a line over lambda > 0, and lambda = 0 as a point joined to it by
+# a dotted line across the axis break (a point alone when it is all there is).
+draw_curve <- function(curve, all_lambda, col, lwd) {
+  xs <- lambda_x(curve$lambda, all_lambda)
+  pos <- curve$lambda > 0
+  if (sum(pos) > 1L) graphics::lines(xs[pos], curve$cvm[pos], col = col, lwd = lwd)
+  if (sum(pos) == 1L) graphics::points(xs[pos], curve$cvm[pos], col = col, pch = 19)
+  if (any(!pos)) {
+    graphics::points(xs[!pos], curve$cvm[!pos], col = col, pch = 19, cex = 0.8)
+    if (any(pos)) {
+      last <- which(pos)[which.min(curve$lambda[pos])]
+      graphics::segments(xs[last], curve$cvm[last], xs[!pos], curve$cvm[!pos], col = col, lty = 3)
+    }
+  }
+}
+
+# x positions on the log10(lambda) axis: lambda = 0 (log10 = -Inf) sits left
+# of the smallest positive value of `all`, an eighth of the axis (at least half
+# a decade) away.
+lambda_x <- function(lambda, all = lambda) {
+  out <- suppressWarnings(log10(lambda))
+  if (any(lambda == 0)) out[lambda == 0] <- zero_x(all)
+  out
+}
+
+zero_x <- function(all) {
+  ll <- log10(all[all > 0])
+  if (!length(ll)) return(0)
+  min(ll) - max(diff(range(ll)) / 8, 0.5)
+}
+
+padded_range <- function(xs) {
+  r <- range(xs)
+  if (diff(r) == 0) r + c(-1, 1) else r
+}
+
+# The bottom axis in log10(lambda), with a tick "-Inf" (log10 of lambda = 0)
+# behind a break mark.
+lambda_axis <- function(all, side = 1L) {
+  at <- graphics::axTicks(side)
+  if (any(all == 0)) {
+    z <- zero_x(all)
+    pos <- all[all > 0]
+    if (!length(pos)) return(graphics::axis(side, at = z, labels = expression(-infinity)))
+    first <- log10(min(pos))
+    at <- c(z, at[at > (z + first) / 2])
+    graphics::axis(side, at = at, labels = c(expression(-infinity), format(at[-1L])))
+    axis_break((z + first) / 2)
+  } else {
+    graphics::axis(side, at = at)
+  }
+}
+
+# The bottom of the plot region in user coordinates (also on a log axis).
+bottom_y <- function() graphics::grconvertY(0, "npc", "user")
+
+# Two short slanted strokes across the bottom of the box, the axis cut between.
+axis_break <- function(x) {
+  ys <- graphics::grconvertY(c(-0.02, 0.02), "npc", "user")
+  dx <- abs(graphics::strwidth("m")) / 3
+  bg <- graphics::par("bg")
+  graphics::rect(x - dx, ys[1L], x + dx, ys[2L], border = NA, xpd = NA,
+                 col = if (identical(bg, "transparent")) "white" else bg)
+  for (s in c(-1, 1)) {
+    graphics::segments(x + s * dx - dx / 2, ys[1L], x + s * dx + dx / 2, ys[2L], xpd = NA)
+  }
+}
+
+# A y range with room above the data for the legend strip: the legend's
+# height (in inches, from the device's character size) as a share of the plot
+# region.
+legend_room <- function(range, legend, log = FALSE, cex = 1) {
+  rows <- legend_rows(legend, cex)
+  share <- min(0.5, (rows + 1) * 1.1 * graphics::par("cin")[2L] * cex / graphics::par("pin")[2L])
+  r <- if (log) log10(range) else range
+  if (diff(r) == 0) r <- r + c(-1, 1) * max(abs(r[1L]) * 0.1, 0.1)
+  top <- r[2L] + diff(r) * share / (1 - share)
+  out <- c(r[1L], top)
+  if (log) 10^out else out
+}
+
+# How many columns the legend can have across the plot, and so how many rows.
+legend_columns <- function(legend, cex = 1) {
+  width <- max(graphics::strwidth(legend$legend, units = "inches", cex = cex)) +
+    3.5 * graphics::par("cin")[1L] * cex
+  max(1L, min(length(legend$legend), floor(0.96 * graphics::par("pin")[1L] / width)))
+}
+
+legend_rows <- function(legend, cex = 1) {
+  ceiling(length(legend$legend) / legend_columns(legend, cex))
+}
+
+draw_legend <- function(legend, cex = 1) {
+  do.call(graphics::legend, c(list("top", ncol = legend_columns(legend, cex), bty = "n",
+                                   cex = cex, inset = 0.01, x.intersp = 0.7), legend))
 }
 
 # Effective degrees of freedom on the top axis, at about six grid points; the
 # title goes above that axis and its label.
-df_axis <- function(ll, df, main = NULL) {
-  at <- unique(round(seq(1, length(ll), length.out = min(6L, length(ll)))))
-  graphics::axis(3, at = ll[at], labels = formatC(df[at], digits = 2, format = "fg"))
+df_axis <- function(xs, df, main = NULL) {
+  at <- unique(round(seq(1, length(xs), length.out = min(6L, length(xs)))))
+  graphics::axis(3, at = xs[at], labels = formatC(df[at], digits = 2, format = "fg"))
   graphics::mtext("effective degrees of freedom", side = 3, line = 1.9, cex = 0.8)
   if (!is.null(main)) graphics::title(main = main, line = 3)
 }
 
+# Coefficient paths from the most penalized end (left) to the least penalized
+# (right), where the paths are apart and each is named, at distinct heights
+# joined to its path by a thin line.
 plot_coef <- function(x, response, xlab, ylab, main = NULL, ...) {
   if (!x$nvars) stop_arg("nothing to plot: the fit has no coefficients besides the intercept")
   beta <- coef_path(x)
@@ -67,17 +266,65 @@ plot_coef <- function(x, response, xlab, ylab, main = NULL, ...) {
              " or a number up to ", dim(beta)[3L], ", not ", format(response))
   }
   b <- matrix(beta[, , response], x$nvars)   # d x L, also for d = 1
-  ok <- x$lambda > 0
-  ll <- log10(x$lambda[ok])
-  graphics::matplot(ll, t(b[, ok, drop = FALSE]), type = "l", lty = 1, xlab = xlab,
-                    ylab = ylab %||% "coefficient", ...)
+  dots <- list(...)
+  cols <- rep_len(dots$col %||% grDevices::hcl.colors(x$nvars, "Dark 3"), x$nvars)
+  dots$col <- NULL
+  xs <- lambda_x(x$lambda)
+  right <- which.min(x$lambda)   # the least penalized end
+  legend <- list(legend = c("lambda_min", "lambda_1se"), col = c("firebrick", "steelblue"),
+                 lty = 2)
+  ylim <- dots$ylim %||% legend_room(range(b, 0), legend)
+  # room at the right for the names: their width as a share of the plot region
+  cex <- 0.7
+  share <- min(0.4, (max(graphics::strwidth(x$xnames, "inches", cex = cex)) + 0.15) /
+                 graphics::par("pin")[1L])
+  span <- padded_range(xs)
+  xlim <- dots$xlim %||% c(span[2L], span[1L] - diff(span) * share / (1 - share))
+  dots$xlim <- dots$ylim <- NULL
+  do.call(graphics::plot, c(list(x = span, y = ylim, type = "n", xlab = xlab, xaxt = "n",
+                                 ylab = ylab %||% "coefficient", xlim = xlim, ylim = ylim), dots))
+  lambda_axis(x$lambda)
   graphics::abline(h = 0, col = "grey")
-  # name each path at its least penalized end, where the paths are apart
-  graphics::text(ll[length(ll)], b[, ok, drop = FALSE][, length(ll)], x$xnames, pos = 4,
-                 cex = 0.7, xpd = NA)
-  mark_lambdas(x, "topright")   # the paths shrink to 0 there
-  df_axis(ll, x$df[ok], main)
+  pos <- x$lambda > 0
+  for (j in seq_len(x$nvars)) {
+    if (sum(pos) > 1L) graphics::lines(xs[pos], b[j, pos], col = cols[j])
+    if (any(!pos)) {
+      last <- which(pos)[which.min(x$lambda[pos])]
+      if (length(last)) graphics::segments(xs[last], b[j, last], xs[!pos], b[j, !pos], col = cols[j], lty = 3)
+      graphics::points(xs[!pos], b[j, !pos], col = cols[j], pch = 19, cex = 0.6)
+    }
+    if (length(xs) == 1L) graphics::points(xs, b[j, 1L], col = cols[j], pch = 19)
+  }
+  at <- lambda_x(c(x$lambda_min, x$lambda_1se), x$lambda)
+  graphics::segments(at, bottom_y(), at, max(b, 0), lty = 2,
+                     col = rep(c("firebrick", "steelblue"), each = length(x$lambda_min)))
+  gap <- graphics::par("cxy")[2L] * cex   # one line of the names' text
+  ends <- b[, right]
+  heights <- spread_labels(ends, gap, bottom_y() + gap / 2, max(b, 0) + gap / 2)
+  x0 <- xs[right]
+  x1 <- x0 - abs(graphics::strwidth("mm", cex = cex))   # the axis runs right to left
+  graphics::segments(x0, ends, x1, heights, col = cols, lwd = 0.7)
+  graphics::text(x1, heights, paste0(" ", x$xnames), adj = c(0, 0.5), cex = cex, col = cols,
+                 xpd = NA)
+  draw_legend(legend)
+  df_axis(xs, x$df, main)
   invisible(x)
+}
+
+# Label heights near `y` but at least `gap` apart, within [lo, hi] when they
+# fit there: each label is pushed up past the one below it, then the stack is
+# moved down into range and pushed down past the one above it.
+spread_labels <- function(y, gap, lo, hi) {
+  o <- order(y)
+  v <- y[o]
+  n <- length(v)
+  for (i in seq_len(n)[-1L]) v[i] <- max(v[i], v[i - 1L] + gap)
+  if (v[n] > hi) v[n] <- hi
+  for (i in rev(seq_len(n - 1L))) v[i] <- min(v[i], v[i + 1L] - gap)
+  if (v[1L] < lo) v <- v + min(lo - v[1L], max(hi - v[n], 0))
+  out <- y
+  out[o] <- v
+  out
 }
 
 # Slopes for every lambda of the grid: a d x L x T array.
@@ -91,70 +338,133 @@ coef_path <- function(object) {
   cf
 }
 
-#' @rdname plot.rlsc
-#' @export
-plot.rlsc_kernel_fit <- function(x, type = c("criterion", "coef"), response = 1L,
-                                 xlab = expression(log[10](lambda)), ylab = NULL, main = NULL,
-                                 ...) {
-  validate_rlsc(x)
-  type <- match.arg(type)
-  if (type == "coef") {
-    stop_arg("`type` = \"coef\" needs a linear fit: a kernel fit has one dual coefficient ",
-             "per training row (see coef())")
-  }
+# The criterion over kernel settings (rows) x lambda (columns): each setting's
+# own grid, cells bounded halfway between its lambdas, colours on a log scale
+# when the criterion spans more than a decade; a colour key at the right, the
+# chosen pair marked by a cross and each setting's minimum by a circle.
+plot_heatmap <- function(x, xlab, ylab, main = NULL, ...) {
   grid <- x$kernel_grid
-  if (is.null(grid) || nrow(grid) == 1L) return(NextMethod())
-  tab <- x$kernel_path
-  ok <- !is.na(tab[[x$criterion]]) & tab$lambda > 0
-  setting <- rep(seq_len(nrow(grid)), each = length(x$lambda))
-  cols <- grDevices::hcl.colors(nrow(grid), "Dark 3")
-  # up to the criterion at the largest lambda (near the intercept-only model):
-  # curves that blow up at small lambda are cut off instead of flattening the rest
-  crit <- tab[[x$criterion]]
-  top <- max(crit[ok & !duplicated(setting)], x$cvm[x$index_1se], na.rm = TRUE)
-  graphics::plot(log10(tab$lambda[ok]), crit[ok], type = "n", xlab = xlab,
-                 ylab = ylab %||% criterion_label(x$criterion), ylim = c(min(crit[ok]), top),
-                 main = main, ...)
-  chosen <- x$index_kernel
-  for (i in seq_len(nrow(grid))) {
-    rows <- which(ok & setting == i)
-    graphics::lines(log10(tab$lambda[rows]), crit[rows], col = cols[i],
-                    lwd = if (i %in% chosen) 3 else 1)
+  curves <- if (!is.null(grid)) kernel_curves(x) else list(criterion_curve(x$path, x$criterion))
+  # rows named by the parameters that vary (all of them when none does)
+  if (is.null(grid)) grid <- data.frame(kernel = format(x$kernel))
+  varying <- vapply(grid, function(p) length(unique(p)) > 1L, NA)
+  if (any(varying)) grid <- grid[, varying, drop = FALSE]
+  one <- ncol(grid) == 1L && is.numeric(grid[[1L]])
+  labels <- if (one) as.character(signif(grid[[1L]], 4)) else setting_labels(grid)
+  ylab <- ylab %||% if (one) names(grid) else ""
+  chosen <- x$index_kernel %||% 1L
+
+  all_lambda <- unlist(lapply(curves, `[[`, "lambda"))
+  values <- unlist(lapply(curves, `[[`, "cvm"))
+  log_col <- x$criterion == "mse" && min(values) > 0 && max(values) > 10 * min(values)
+  tr <- if (log_col) log10 else identity
+  breaks <- seq(min(tr(values)), max(tr(values)), length.out = 65L)
+  if (diff(range(breaks)) == 0) breaks <- breaks[1L] + seq(-0.5, 0.5, length.out = 65L)
+  pal <- grDevices::hcl.colors(64L, "viridis")
+  colour <- function(v) pal[findInterval(tr(v), breaks, all.inside = TRUE)]
+
+  lines <- max(graphics::strwidth(labels, "inches")) / graphics::par("csi")
+  old <- graphics::par(mar = c(5.1, 1.5 + lines + if (nzchar(ylab)) 2 else 0,
+                               if (is.null(main)) 2.6 else 4.6, 6.6))
+  on.exit(graphics::par(old))
+  ny <- length(curves)
+  dots <- list(...)
+  graphics::plot.new()
+  graphics::plot.window(xlim = dots$xlim %||% padded_range(lambda_x(all_lambda)) +
+                          c(-0.5, 0.5) * min_step(all_lambda), ylim = c(0.5, ny + 0.5),
+                        xaxs = "i", yaxs = "i")
+  for (i in seq_len(ny)) {
+    cv <- curves[[i]]
+    if (!nrow(cv)) next
+    xs <- lambda_x(cv$lambda, all_lambda)
+    o <- order(xs)
+    edges <- cell_edges(xs[o])
+    fill <- colour(cv$cvm[o])
+    graphics::rect(edges[-length(edges)], i - 0.5, edges[-1L], i + 0.5, col = fill, border = fill,
+                   lwd = 0.5)
+    best <- which.min(cv$cvm)
+    graphics::points(xs[best], i, pch = if (i == chosen) 4 else 1, col = "white",
+                     cex = if (i == chosen) 1.6 else 1, lwd = 2)
   }
-  graphics::abline(v = log10(c(x$lambda_min, x$lambda_1se)), lty = 2,
-                   col = c("firebrick", "steelblue"))
-  labels <- vapply(seq_len(nrow(grid)), function(i) {
-    format_params(as.list(grid[i, , drop = FALSE]))
-  }, "")
-  graphics::legend("topleft", labels, col = cols, lwd = ifelse(seq_along(labels) %in% chosen, 3, 1),
-                   bty = "n", cex = 0.8)
+  graphics::box()
+  lambda_axis(all_lambda)
+  graphics::axis(2, at = seq_len(ny), labels = labels, las = 1, tick = FALSE)
+  graphics::title(xlab = xlab, main = main, line = if (is.null(main)) NA else 3)
+  graphics::title(ylab = ylab, line = lines + 1.5)
+  colour_key(pal, breaks, log_col, criterion_label(x$criterion, x$cv))
+  graphics::legend("bottom", inset = c(0, 1), xpd = NA, horiz = TRUE, bty = "n", cex = 0.8,
+                   pch = c(4, 1), pt.lwd = 2, pt.cex = c(1.3, 1), col = "grey20",
+                   legend = c("chosen setting and lambda", "each setting's best lambda"))
   invisible(x)
+}
+
+min_step <- function(lambda) {
+  xs <- sort(unique(lambda_x(lambda)))
+  if (length(xs) < 2L) 1 else min(diff(xs))
+}
+
+# Cell boundaries halfway between neighbouring positions.
+cell_edges <- function(xs) {
+  if (length(xs) == 1L) return(xs + c(-0.5, 0.5))
+  mid <- (xs[-1L] + xs[-length(xs)]) / 2
+  c(xs[1L] - (mid[1L] - xs[1L]), mid, xs[length(xs)] + (xs[length(xs)] - mid[length(mid)]))
+}
+
+# A vertical colour key in the right margin, labelled in the criterion's units.
+colour_key <- function(pal, breaks, log, label) {
+  usr <- graphics::par("usr")
+  w <- diff(usr[1:2]) / graphics::par("pin")[1L] * 0.2   # 0.2 inches wide
+  x0 <- usr[2L] + w * 0.8
+  ys <- seq(usr[3L], usr[4L], length.out = length(pal) + 1L)
+  graphics::rect(x0, ys[-length(ys)], x0 + w, ys[-1L], col = pal, border = NA, xpd = NA)
+  graphics::rect(x0, usr[3L], x0 + w, usr[4L], border = "grey40", xpd = NA)
+  ticks <- if (log) log10(grDevices::axisTicks(range(breaks), log = TRUE, nint = 6)) else pretty(breaks, 5)
+  ticks <- ticks[ticks >= min(breaks) & ticks <= max(breaks)]
+  at <- usr[3L] + (ticks - min(breaks)) / diff(range(breaks)) * (usr[4L] - usr[3L])
+  text <- if (log) format(10^ticks, trim = TRUE, drop0trailing = TRUE) else format(ticks, trim = TRUE)
+  graphics::text(x0 + w, at, text, pos = 4, cex = 0.75, xpd = NA)
+  graphics::mtext(label, side = 4, line = 5, cex = 0.8)
 }
 
 #' A ggplot2 version of the lambda-selection plot
 #'
 #' @param object an [rlsc()] fit.
 #' @param ... not used.
-#' @return A `ggplot` object: the LOO criterion against \eqn{\lambda} (log
-#'   scale) with a one-standard-error ribbon and `lambda_min`, `lambda_1se`
-#'   marked.
+#' @return A `ggplot` object: the LOO criterion against \eqn{\log_{10}\lambda}
+#'   with a one-standard-error ribbon (in the legend) and `lambda_min`,
+#'   `lambda_1se` marked; \eqn{\lambda = 0} (least squares) is the point
+#'   at the left, labelled `-Inf` (its logarithm), as in [plot.rlsc()].
+#' @usage \method{autoplot}{rlsc}(object, ...)
 #' @exportS3Method ggplot2::autoplot
 #' @examplesIf requireNamespace("ggplot2", quietly = TRUE)
 #' ggplot2::autoplot(rlsc(mpg ~ ., data = mtcars))
 autoplot.rlsc <- function(object, ...) {
   check_no_dots(...)
-  path <- object$path[!is.na(object$cvm) & object$lambda > 0, ]
-  path$criterion <- path[[object$criterion]]
-  path$se <- path[[paste0(object$criterion, "_se")]]
-  marks <- data.frame(lambda = c(object$lambda_min, object$lambda_1se),
-                      which = c("lambda_min", "lambda_1se"))
-  ggplot2::ggplot(path, ggplot2::aes(x = .data$lambda, y = .data$criterion)) +
-    ggplot2::geom_ribbon(ggplot2::aes(ymin = .data$criterion - .data$se,
-                                      ymax = .data$criterion + .data$se), alpha = 0.25) +
-    ggplot2::geom_line() +
-    ggplot2::geom_vline(data = marks, ggplot2::aes(xintercept = .data$lambda,
-                                                   colour = .data$which), linetype = 2) +
-    ggplot2::scale_x_log10() +
+  path <- criterion_curve(object$path, object$criterion)
+  path$x <- lambda_x(path$lambda)
+  marks <- data.frame(x = lambda_x(c(object$lambda_min, object$lambda_1se), path$lambda),
+                      which = rep(c("lambda_min", "lambda_1se"), each = length(object$lambda_min)))
+  pos <- path[path$lambda > 0, ]
+  span <- range(log10(pos$lambda))
+  breaks <- pretty(span)
+  breaks <- breaks[breaks >= span[1L] - 1e-8 & breaks <= span[2L] + 1e-8]
+  labels <- format(breaks, trim = TRUE)
+  if (any(path$lambda == 0)) {   # log10(0)
+    breaks <- c(zero_x(path$lambda), breaks)
+    labels <- c("-Inf", labels)
+  }
+  ggplot2::ggplot(path, ggplot2::aes(x = .data$x, y = .data$cvm)) +
+    ggplot2::geom_ribbon(data = pos, ggplot2::aes(ymin = .data$cvm - .data$se,
+                                                  ymax = .data$cvm + .data$se, fill = "\u00b1 1 SE"),
+                         alpha = 0.35) +
+    ggplot2::geom_line(data = pos) +
+    ggplot2::geom_pointrange(data = path[path$lambda == 0 | nrow(path) == 1L, ],
+                             ggplot2::aes(ymin = .data$cvm - .data$se, ymax = .data$cvm + .data$se)) +
+    ggplot2::geom_vline(data = marks, ggplot2::aes(xintercept = .data$x, colour = .data$which),
+                        linetype = 2) +
+    ggplot2::scale_x_continuous(breaks = breaks, labels = labels) +
+    ggplot2::scale_fill_manual(values = stats::setNames("grey50", "\u00b1 1 SE")) +
     ggplot2::scale_colour_manual(values = c(lambda_min = "firebrick", lambda_1se = "steelblue")) +
-    ggplot2::labs(x = "lambda", y = criterion_label(object$criterion), colour = NULL)
+    ggplot2::labs(x = "log10(lambda)", y = criterion_label(object$criterion, object$cv), colour = NULL,
+                  fill = NULL)
 }

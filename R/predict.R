@@ -3,74 +3,165 @@
 #' @param object an [rlsc()] fit.
 #' @param newdata new observations: for a fit made with a formula, a data frame
 #'   with the variables of the formula (factor levels must be among those seen
-#'   in training; rows with `NA` get `NA` predictions); otherwise a numeric
-#'   matrix, data frame or sparse `Matrix` with the columns of the training
-#'   `x`, taken by name when its column names include all the training
-#'   columns' (other columns are ignored) and by position otherwise (for a kernel fit with `kernel = "precomputed"`: the \eqn{m \times n}
-#'   cross-kernel between the new rows and the training rows). When missing,
-#'   the in-sample fitted values are returned.
+#'   in training); otherwise a numeric matrix, data frame or sparse `Matrix`
+#'   with the columns of the training `x`. When both have column names, the
+#'   columns are taken **by name** (the order does not matter, other columns
+#'   are ignored) and a missing training column is an error that names it;
+#'   only new data without column names (or a fit to `x` without them) is
+#'   taken by position, and then it must have as many columns as `x`. For a
+#'   kernel fit with `kernel = "precomputed"`, the \eqn{m \times n}
+#'   cross-kernel between the new rows and the training rows. Rows with `NA`
+#'   get `NA` predictions, as for [predict.lm()]. When missing, the in-sample
+#'   fitted values are returned.
 #' @param lambda a number \eqn{\ge 0} (a value of the grid for kernel fits
 #'   without `keep_eigen`), or `"lambda_min"` / `"lambda_1se"`.
 #' @param type `"response"` for fitted values (decision values for
-#'   classification, one column per class, or one column for two classes) or
-#'   `"class"` for class labels (a factor with the levels of the response).
+#'   classification, one column per class, or one column for two classes),
+#'   `"class"` for class labels: a factor with the levels and the class of the
+#'   response (an ordered factor for an ordered response; levels dropped as
+#'   empty when fitting are kept, so that `pred == truth` works), or `"prob"`
+#'   for class probabilities (see Details).
+#' @param se.fit for regression: also return standard errors of the fitted
+#'   mean (see Details).
 #' @param ... not used.
+#' @details
+#' **Decision values** are the fitted values of least squares on the -1/+1
+#' (one-vs-all) coding: the class is their sign or the column of their
+#' maximum, but they are not probabilities and need not lie in \[-1, 1\].
+#' `type = "prob"` maps them to probabilities with a multinomial logistic
+#' model fitted on the **exact leave-one-out decision values** at the same
+#' \eqn{\lambda} (for two classes Platt's method, a logistic regression of the
+#' class on the decision value, with Platt's targets \eqn{(N_+ + 1)/(N_+ + 2)}
+#' and \eqn{1/(N_- + 2)} in place of 1 and 0; for \eqn{K} classes the same
+#' soft targets). Since the LOO values are out-of-sample, the map is
+#' calibrated without refitting; each row of probabilities sums to 1.
+#'
+#' **Standard errors** (`se.fit = TRUE`, regression) are those of the fitted
+#' mean at the new rows under the ridge model with the design fixed, \eqn{y_i
+#' = f(x_i) + e_i}, \eqn{Var(e_i) = \sigma^2 / w_i}: \eqn{\sigma^2 (1/\sum w +
+#' \sum_k B_{0k}^2 \Lambda_k / (\Lambda_k + \lambda)^2)} (plus the
+#' unpenalized columns' share), with \eqn{B_0} the new rows' coordinates in
+#' the eigenbasis and \eqn{\sigma^2} the weighted residual sum of squares
+#' over the effective residual degrees of freedom \eqn{n - 1 - \sum_k (2\phi_k
+#' - \phi_k^2)}, \eqn{\phi_k = \Lambda_k / (\Lambda_k + \lambda)}. They
+#' describe the variance of the estimate only: ridge is biased, and the bias
+#' is not included, so they are not confidence intervals for \eqn{f(x)}. At
+#' \eqn{\lambda = 0} they are [predict.lm()]'s.
 #' @return A vector for one response column, else a matrix; a factor for
-#'   `type = "class"`.
+#'   `type = "class"`; a matrix with a column per class for `type = "prob"`.
+#'   With `se.fit = TRUE` a list with `fit`, `se.fit`, `df` (the residual
+#'   degrees of freedom) and `residual.scale`, as [predict.lm()].
 #' @export
 #' @examples
 #' fit <- rlsc(Species ~ ., data = iris)
 #' head(predict(fit, iris))
 #' head(predict(fit, iris, type = "class"))
 predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
-                         type = c("response", "class"), ...) {
+                         type = c("response", "class", "prob"), se.fit = FALSE, ...) {
   check_no_dots(...)
   validate_rlsc(object)
-  type <- match.arg(type)
-  if (type == "class" && object$type != "classification") {
-    stop_arg("`type` = \"class\" needs a classification fit; this one is regression")
+  type <- check_type(object, type)
+  se.fit <- check_flag(se.fit, "se.fit")
+  if (se.fit && (object$type != "regression" || type != "response")) {
+    stop_arg("`se.fit` = TRUE needs a regression fit and `type` = \"response\"")
   }
   if (missing(newdata) || is.null(newdata)) {
+    if (se.fit) stop_arg("`se.fit` = TRUE needs `newdata`")
     f <- as.matrix(fitted(object, lambda = lambda))
   } else if (inherits(newdata, "rlsc_chunks")) {
+    if (se.fit) stop_arg("`se.fit` = TRUE needs in-memory `newdata`, not a chunk source")
     f <- predict_chunks(object, newdata, lambda)
   } else {
-    f <- predict_matrix(object, newdata, lambda)
+    f <- predict_matrix(object, newdata, lambda, se.fit)
   }
-  if (type == "class") return(stats::setNames(decode_classes(f, object$classes), rownames(f)))
-  if (ncol(f) == 1L) stats::setNames(f[, 1L], rownames(f)) else f
+  if (type == "class") return(stats::setNames(class_labels(object, f), rownames(f)))
+  if (type == "prob") return(class_probabilities(object, f, calibration_map(object, lambda)))
+  fit <- if (ncol(f) == 1L) stats::setNames(f[, 1L], rownames(f)) else f
+  if (!se.fit) return(fit)
+  se <- attr(f, "se")
+  list(fit = fit, se.fit = if (ncol(se$se) == 1L) stats::setNames(se$se[, 1L], rownames(f)) else se$se,
+       df = drop_columns(se$df), residual.scale = drop_columns(se$scale))
 }
 
-# Decision values (m x T) at new data; rows of a formula's new data with NA
-# values get NA.
-predict_matrix <- function(object, newdata, lambda) {
-  if (!is.null(object$terms)) {
-    x <- new_design(object, newdata)
-    ok <- stats::complete.cases(x)
-    out <- matrix(NA_real_, nrow(x), ncol(object$y),
-                  dimnames = list(rownames(x), response_names(object)))
-    if (any(ok)) out[ok, ] <- predict_design(object, x[ok, , drop = FALSE], lambda)
-    return(out)
+# Decision values (m x T) at new data; rows with NA values get NA.  With
+# `se` their standard errors in attribute "se" (prediction_se()).
+predict_matrix <- function(object, newdata, lambda, se = FALSE) {
+  x <- if (!is.null(object$terms)) new_design(object, newdata) else match_columns(object, newdata)
+  if (length(dim(x)) != 2L) x <- as_design(x, "newdata")
+  ok <- complete_rows(x)
+  # automatic row names of a data frame name nothing, as in as.matrix()
+  rows <- if (!is.data.frame(x) || .row_names_info(x) > 0L) rownames(x)
+  out <- matrix(NA_real_, nrow(x), ncol(object$y), dimnames = list(rows, response_names(object)))
+  if (se) err <- list(se = out, df = NULL, scale = NULL)
+  if (any(ok)) {
+    xo <- as_design(x[ok, , drop = FALSE], "newdata")
+    out[ok, ] <- predict_design(object, xo, lambda)
+    if (se) {
+      got <- prediction_se(object, prepare_design(object, xo), lambda_value(object, lambda))
+      err$se[ok, ] <- got$se
+      err[c("df", "scale")] <- got[c("df", "scale")]
+    }
   }
-  predict_design(object, as_design(match_columns(object, newdata), "newdata"), lambda)
+  if (se) attr(out, "se") <- err
+  out
 }
 
-# New data whose column names include all the training columns' is taken by
-# name (other columns are ignored, the order does not matter); otherwise the
-# columns are taken by position.
+# Rows without NA (or NaN) of a data frame, matrix or sparse Matrix.  Infinite
+# values are an error: their predictions would be infinite or NaN.
+complete_rows <- function(x) {
+  sparse <- is_sparse(x)
+  if (sparse) x <- methods::as(x, "TsparseMatrix")
+  values <- if (!sparse) as.matrix(x) else if (methods::.hasSlot(x, "x")) x@x
+  if (is.numeric(values) && any(is.infinite(values))) {
+    stop_arg("`newdata` must not contain Inf values, not ", sum(is.infinite(values)),
+             " (rows with NA get NA predictions)")
+  }
+  if (!sparse) return(stats::complete.cases(x))
+  !seq_len(nrow(x)) %in% (x@i[is.na(values)] + 1L)
+}
+
+# The training columns of new data: by name when the training `x` and the new
+# data both have column names (a missing one is an error), by position when
+# either has none (then predict_design() checks their number).
 match_columns <- function(object, newdata) {
+  if (is.null(dim(newdata)) && (is.numeric(newdata) || is.logical(newdata))) {
+    newdata <- matrix(newdata, ncol = 1L)   # a vector is one column
+  }
   nms <- colnames(newdata)
-  if (identical(object$kernel$name, "precomputed") || is.null(nms) || anyDuplicated(nms) ||
-      !all(object$xnames %in% nms) || identical(nms, object$xnames)) {
+  if (identical(object$kernel$name, "precomputed") || is.null(nms) ||
+      isFALSE(object$named_columns)) {
     return(newdata)
   }
-  newdata[, object$xnames, drop = FALSE]
+  lacking <- setdiff(object$xnames, nms)
+  if (length(lacking)) {
+    stop_arg("`newdata` must have the columns of the training `x`; it lacks ",
+             name_list(lacking), " (it has ", name_list(nms), ")")
+  }
+  twice <- intersect(object$xnames, nms[duplicated(nms)])
+  if (length(twice)) stop_arg("`newdata` must have each training column once, not ", name_list(twice))
+  if (identical(nms, object$xnames)) newdata else newdata[, object$xnames, drop = FALSE]
+}
+
+# "`a`, `b`, `c`" for up to `max` names, then "and 7 more".
+name_list <- function(x, max = 6L) {
+  shown <- paste0("`", utils::head(x, max), "`", collapse = ", ")
+  if (length(x) > max) paste0(shown, " and ", length(x) - max, " more") else shown
 }
 
 # Decision values (m x T) of the rows of a design, through the engine: new
 # columns scaled as the training ones were, or, for a precomputed kernel, the
 # m x n cross-kernel with the training rows.
 predict_design <- function(object, x, lambda) {
+  x <- prepare_design(object, x)
+  f <- at_lambdas(lambda_value(object, lambda), ncol(object$y), function(l) {
+    list(f = engine_decision(object$engine, x, l))
+  })$f
+  dimnames(f) <- list(rownames(x), response_names(object))
+  f
+}
+
+# New rows as the engine takes them: checked, and scaled as the training x.
+prepare_design <- function(object, x) {
   if (identical(object$kernel$name, "precomputed")) {
     if (ncol(x) != object$nobs) {
       stop_arg("`newdata` must be the m x ", object$nobs, " cross-kernel between the new rows ",
@@ -84,7 +175,14 @@ predict_design <- function(object, x, lambda) {
   if (!is.null(object$scale)) x <- scale_columns(x, object$scale)
   if (!is.null(object$features)) x <- feature_rows(object$features, x)
   if (!is.null(object$kernel) && is_sparse(x)) x <- as.matrix(x)
-  f <- engine_decision(object$engine, x, lambda_value(object, lambda))
-  dimnames(f) <- list(rownames(x), response_names(object))
-  f
+  x
+}
+
+# `type` of predict() and loo_predict(): "class" needs a classification fit.
+check_type <- function(object, type = c("response", "class", "prob")) {
+  type <- match.arg(type)
+  if (type != "response" && object$type != "classification") {
+    stop_arg("`type` = \"", type, "\" needs a classification fit; this one is regression")
+  }
+  type
 }

@@ -2,21 +2,85 @@
 # step 1 the weighted means and centered co-moments, step 2 the d x d
 # eigendecomposition A'A = V Lambda V', and B = (X - 1 xbar') V for the path.
 
-primal_engine <- function(x, y, w, intercept) {
+primal_engine <- function(x, y, w, intercept, free = NULL) {
   mom <- if (is_sparse(x)) sparse_moments(x, y, w, intercept) else {
     .Call(C_rlsc_moments, x, y, w, intercept)
   }
-  check_overflow(mom$sxx, "x")
-  eig <- .Call(C_rlsc_eigen, mom$sxx)
-  check_underflow(eig$values, x, w, intercept)
-  kept <- kept_directions(eig$values, max(dim(x)), direction_floor(eig$vectors, mom$xmax, w, max(dim(x))))
-  v <- eig$vectors[, kept$keep, drop = FALSE]
+  part <- moments_engine(mom, intercept, max(dim(x)), free)
+  check_underflow(part$all_values, x, w, intercept)
   n <- nrow(x)
-  new_engine("primal", values = eig$values[kept$keep], dropped = kept$dropped,
-             basis = project_rows(x, mom$xbar, v), direct = rep(TRUE, n),
-             q = 1 - intercept * w / sum(w),
-             r0 = y - rep(mom$ybar, each = n), g = crossprod(v, mom$sxy), ybar = mom$ybar,
-             w = w, intercept = intercept, center = mom$xbar, v = v)
+  new_engine("primal", values = part$values, dropped = part$dropped,
+             basis = project_rows(x, part$center, part$v), direct = rep(TRUE, n),
+             q = 1 - intercept * w / sum(w) - free_leverage(x, w, part),
+             r0 = offset_residuals(x, y, part), g = part$g, ybar = part$ybar, w = w,
+             intercept = intercept, center = part$center, v = part$v, beta0 = part$beta0,
+             free_map = part$free_map)
+}
+
+# The primal engine of moments (in memory, of K - 1 folds, or merged from
+# chunks): the d x d eigendecomposition and what the path of any rows needs.
+# Columns `free` are not penalized (penalty_factor = 0): they are projected out
+# like the intercept, through the Schur complement of the Gram,
+#   S = S_uu - S_uz S_zz^-1 S_zu,   s_xy = S_uy - S_uz S_zz^-1 S_zy
+# (u the penalized columns, z the free ones), so that B = (x - xbar) v with
+# v = [-A V; V], A = S_zz^-1 S_zu; their coefficients are beta0 - A beta_u,
+# beta0 = S_zz^-1 S_zy (rows z), and their leverage
+# w_i |(x_i - xbar) free_map|^2 with free_map = S_zz^(-1/2) (rows z).
+moments_engine <- function(mom, intercept, nrows, free = NULL) {
+  check_overflow(mom$sxx, "x")
+  d <- length(mom$xbar)
+  pen <- setdiff(seq_len(d), free)
+  sxx <- mom$sxx
+  sxy <- mom$sxy
+  beta0 <- free_map <- NULL
+  if (length(free)) {
+    szz <- mom$sxx[free, free, drop = FALSE]
+    root <- tryCatch(chol(szz), error = function(e) NULL)
+    if (is.null(root) || min(diag(root))^2 <= 1e-12 * max(diag(szz))) {
+      stop_arg("the columns with `penalty_factor` 0 are constant or collinear: ",
+               "they cannot all be left unpenalized")
+    }
+    solve_zz <- function(b) backsolve(root, forwardsolve(t(root), b))
+    a <- solve_zz(mom$sxx[free, pen, drop = FALSE])
+    sxx <- mom$sxx[pen, pen, drop = FALSE] - crossprod(mom$sxx[free, pen, drop = FALSE], a)
+    sxx <- (sxx + t(sxx)) / 2
+    sxy <- mom$sxy[pen, , drop = FALSE] - crossprod(a, mom$sxy[free, , drop = FALSE])
+    beta0 <- matrix(0, d, ncol(sxy))
+    beta0[free, ] <- solve_zz(mom$sxy[free, , drop = FALSE])
+    free_map <- matrix(0, d, length(free))
+    free_map[free, ] <- backsolve(root, diag(length(free)))
+  }
+  eig <- .Call(C_rlsc_eigen, sxx)
+  m <- max(nrows, d)
+  kept <- kept_directions(eig$values, m, direction_floor(eig$vectors, mom$xmax[pen], mom$sumw, m))
+  vp <- eig$vectors[, kept$keep, drop = FALSE]
+  v <- matrix(0, d, ncol(vp))
+  v[pen, ] <- vp
+  if (length(free)) v[free, ] <- -a %*% vp
+  # all_values: the scale of the Gram for check_underflow(), free columns included
+  list(values = eig$values[kept$keep], all_values = c(eig$values, diag(mom$sxx)[free]),
+       dropped = kept$dropped, v = v,
+       g = crossprod(vp, sxy), center = mom$xbar, ybar = mom$ybar, beta0 = beta0,
+       free_map = free_map)
+}
+
+# The unpenalized columns' share of the leverage of rows x (0 without them).
+free_leverage <- function(x, w, eng) {
+  if (is.null(eng$free_map)) return(0)
+  w * rowSums(project_rows(x, eng$center, eng$free_map)^2)
+}
+
+# y - ybar - (x - xbar) beta0: the residuals of rows x at lambda = Inf, the
+# start of the direct form of the path.
+offset_residuals <- function(x, y, eng) {
+  r0 <- y - rep(eng$ybar, each = nrow(y))
+  if (is.null(eng$beta0)) r0 else r0 - project_rows(x, eng$center, eng$beta0)
+}
+
+# The degrees of freedom of the fit at lambda: the penalized directions' plus
+# one per unpenalized column (the intercept adds one more).
+model_df <- function(eng, lambda) {
+  effective_df(eng$values, lambda) + if (is.null(eng$free_map)) 0 else ncol(eng$free_map)
 }
 
 # The noise floor of each eigen-direction v_k: the centering rounds column j
@@ -57,6 +121,7 @@ sparse_moments <- function(x, y, w, intercept) {
 # ybar at the center of the columns.
 engine_coef.rlsc_primal <- function(eng, lambda) {
   beta <- eng$v %*% (eng$g * spectral_filter(eng$values, lambda))
+  if (!is.null(eng$beta0)) beta <- beta + eng$beta0
   list(coef = beta, intercept = eng$ybar - drop(crossprod(beta, eng$center)),
        center = eng$center, base = eng$ybar)
 }

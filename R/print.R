@@ -20,22 +20,45 @@ print.rlsc <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat(sprintf("Regularized least squares (%s): n = %.0f%s, d = %d, %s form, %s\n",
               what, x$nobs, positive_note(x), x$nvars, x$mode,
               count_of(length(x$lambda), "lambda value")))
-  cat(sprintf("Exact leave-one-out criterion: %s\n\n", criterion_label(x$criterion)))
+  cat(sprintf("%s: %s\n\n", validation_label(x$cv), criterion_label(x$criterion, x$cv)))
+  print(selection_table(x), digits = digits)
+  cat("\n")
+  invisible(x)
+}
+
+# lambda_min and lambda_1se with their df and criterion; one row per response
+# column for a fit with one lambda per column.
+selection_table <- function(x) {
+  if (isTRUE(x$per_response)) {
+    cols <- names(x$index_min)
+    pick <- function(idx, v) x$path[[v]][idx]
+    return(data.frame(lambda_min = x$lambda_min, df = x$df[x$index_min],
+                      mse = mapply(function(i, r) pick(i, paste0("mse_", r)), x$index_min, cols),
+                      lambda_1se = x$lambda_1se, row.names = cols))
+  }
   idx <- c(x$index_min, x$index_1se)
   tab <- data.frame(lambda = x$lambda[idx], df = x$df[idx], criterion = x$cvm[idx],
                     se = x$cvsd[idx], row.names = c("lambda_min", "lambda_1se"))
   names(tab)[3L] <- x$criterion
-  print(tab, digits = digits)
-  cat("\n")
-  invisible(x)
+  tab
+}
+
+validation_label <- function(cv) {
+  if (is.numeric(cv)) return(sprintf("Exact %d-fold cross-validation", cv))
+  if (identical(cv, "gcv")) return("Generalized cross-validation")
+  "Exact leave-one-out criterion"
 }
 
 positive_note <- function(x) {
   if (x$npos < x$nobs) sprintf(" (%.0f with positive weight)", x$npos) else ""
 }
 
-criterion_label <- function(criterion) {
-  switch(criterion, mse = "mean squared LOO error", misclass = "LOO misclassification rate")
+criterion_label <- function(criterion, cv = "loo") {
+  how <- if (is.numeric(cv)) paste0(cv, "-fold CV") else "LOO"
+  switch(criterion, mse = paste("mean squared", how, "error"),
+         mae = paste("mean absolute", how, "error"), misclass = paste(how, "misclassification rate"),
+         auc = paste(how, "AUC"), gcv = "GCV = RSS / (n - df)^2",
+         custom = paste(how, "criterion (the `criterion` function)"))
 }
 
 #' @rdname print.rlsc

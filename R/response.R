@@ -2,7 +2,11 @@
 # one column coded -1 (first level) / +1 (second level) when it has two levels,
 # and K one-vs-all columns (+1 for the point's class, -1 elsewhere) otherwise.
 
+# A data frame is taken as its column (one column) or as a matrix (numeric
+# columns).  A factor response also keeps `yfactor`, a zero-length factor with
+# all its levels and its class (ordered or not), for the class predictions.
 encode_response <- function(y, n) {
+  if (is.data.frame(y)) y <- response_column(y)
   if (is.character(y) || is.logical(y)) {
     if (!is.null(dim(y))) stop_arg("`y` must be a vector, a matrix of numbers or a factor, not ", describe(y))
     y <- if (is.logical(y)) factor(y, levels = c(FALSE, TRUE)) else factor(y)
@@ -14,7 +18,8 @@ encode_response <- function(y, n) {
     ymat <- encode_classes(y)
     classes <- attr(ymat, "classes")
     attr(ymat, "classes") <- NULL
-    return(list(y = ymat, type = "classification", classes = classes, multi = length(classes) > 2L))
+    return(list(y = ymat, type = "classification", classes = classes, multi = length(classes) > 2L,
+                yfactor = y[0L]))
   }
   if (!is.numeric(y) || (!is.null(dim(y)) && !is.matrix(y))) {
     stop_arg("`y` must be a numeric vector or matrix, a factor, or a character or ",
@@ -36,6 +41,27 @@ encode_response <- function(y, n) {
              "rescale it")
   }
   list(y = ymat, type = "regression", classes = NULL, multi = is.matrix(y))
+}
+
+response_column <- function(y) {
+  if (ncol(y) == 1L) return(y[[1L]])
+  numeric <- vapply(y, is.numeric, NA)
+  if (!ncol(y) || !all(numeric)) {
+    stop_arg("`y` must be a data frame of one column or of numeric columns, not ",
+             if (!ncol(y)) "one without columns" else paste0("one with column `", names(y)[!numeric][1L],
+                                                       "` of class ", class(y[[which(!numeric)[1L]]])[1L]))
+  }
+  as.matrix(y)
+}
+
+# Class labels of decision values: a factor with the levels and the class of
+# the response (`yfactor`), so that levels dropped as empty when fitting are
+# kept and an ordered response gives ordered predictions.
+class_labels <- function(object, decision) {
+  labels <- decode_classes(decision, object$classes)
+  proto <- object$yfactor
+  if (is.null(proto)) return(labels)
+  factor(as.character(labels), levels = levels(proto), ordered = is.ordered(proto))
 }
 
 #' The class coding of RLSC and its inverse

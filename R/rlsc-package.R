@@ -25,7 +25,7 @@
 #' @name rlsc-package
 #' @aliases rlsc-package
 #' @useDynLib rlsc, .registration = TRUE, .fixes = "C_"
-#' @importFrom stats coef fitted hatvalues model.frame nobs predict residuals
+#' @importFrom stats coef deviance fitted formula hatvalues model.frame nobs predict residuals
 #' @importFrom graphics plot
 #' @importFrom utils globalVariables
 NULL

@@ -33,6 +33,19 @@
 #' defined LOO value: it is `NA`, the criterion at that \eqn{\lambda} is `NA`,
 #' and one warning says how many.
 #'
+#' @section Standardization and cross-validation:
+#' With `standardize = TRUE` the columns are scaled once, by their standard
+#' deviations over all the data, and the leave-one-out values are exact for
+#' the model **with these full-data column scales held fixed**: the fit that
+#' leaves point \eqn{i} out uses the same scales. `glmnet::cv.glmnet()`
+#' re-standardizes within each fold (each fold's fit scales the columns by
+#' their standard deviations over its own training rows), so its
+#' cross-validation error, and the \eqn{\lambda} it picks, can differ slightly
+#' from these even with `nfolds = n`. Likewise the mapping of this
+#' \eqn{\lambda} onto glmnet's (`vignette("lambda-scales")`, \eqn{\lambda =
+#' n \lambda_g / s_y}) holds for a single fit: each glmnet fold fits with its
+#' own \eqn{n} and standard deviation \eqn{s_y} of the response.
+#'
 #' @param x a numeric matrix, a data frame of numeric columns, or a sparse
 #'   `Matrix` (e.g. a `dgCMatrix`, never densified), one row per observation.
 #'   Integer and logical values are converted to double.
@@ -42,20 +55,56 @@
 #'   (first / second level); with \eqn{K \ge 3} levels one-vs-all, \eqn{K}
 #'   columns of +1 for the class and -1 elsewhere.
 #' @param lambda optional grid of penalties \eqn{\lambda \ge 0} (sorted
-#'   decreasing, duplicates dropped); by default `nlambda` values log-spaced
-#'   between where the effective degrees of freedom are about 0.1 and within
-#'   about 0.1 of the rank. The methods of linear fits take any
+#'   decreasing, duplicates dropped). By default `nlambda` values, log-spaced
+#'   from where the effective degrees of freedom are about 0.1 to where they
+#'   are within about `1e-4` of the rank (at most ten decades), the last one
+#'   replaced by \eqn{\lambda = 0}, least squares, when that is defined and
+#'   accurate (more observations of positive weight than coefficients, no point
+#'   of leverage 1, a condition number below `1e9`): then no minimum is cut off
+#'   at the small end. When `lambda_min` is an end of the grid (other than 0),
+#'   the criterion is computed a few steps beyond it, and a warning says so
+#'   only if it keeps decreasing there. The methods of linear fits take any
 #'   \eqn{\lambda \ge 0}, computed exactly from the stored factorization;
 #'   those of kernel fits the values of this grid (any value with
 #'   `keep_eigen = TRUE`).
 #' @param nlambda the length of the default grid.
 #' @param intercept whether to fit an (unpenalized) intercept.
 #' @param weights optional non-negative observation weights.
-#' @param criterion `"mse"` (mean squared LOO residual over all response
-#'   columns; the default for regression) or `"misclass"` (LOO
-#'   misclassification rate; the default for classification, ties broken by
-#'   the squared error). Both are means over the observations weighted by
-#'   `weights`, with standard errors over the observations of positive weight.
+#' @param criterion what chooses \eqn{\lambda}: `"mse"` (mean squared error
+#'   over all response columns; the default for regression), `"mae"` (mean
+#'   absolute error), `"misclass"` (misclassification rate; the default for
+#'   classification, ties broken by the squared error), `"auc"` (two classes:
+#'   the area under the ROC curve of the decision values, ties counted half;
+#'   the largest wins), or a function `function(y, pred, weights)` returning
+#'   one number to minimize, given the response (a factor for
+#'   classification), the LOO (or held-out) decision values and the weights,
+#'   called once per \eqn{\lambda}. All are computed from the exact LOO
+#'   values (K-fold: held-out values): means over the observations weighted by
+#'   `weights`, with standard errors over the observations of positive weight
+#'   (over folds for K-fold; Hanley and McNeil's for the LOO AUC; none for a
+#'   function, and then `lambda_1se` is `lambda_min`).
+#' @param cv how to validate: `"loo"` (exact leave-one-out, the default),
+#'   `"gcv"` (generalized cross-validation as `MASS::lm.ridge()` defines it,
+#'   \eqn{RSS(\lambda) / (n - df(\lambda))^2}, with weights the weighted
+#'   residual sum of squares rescaled to \eqn{n} observations), or a number
+#'   \eqn{K} of folds: exact K-fold cross-validation, every fold refitted from
+#'   the same machinery (no iteration) at every \eqn{\lambda}, the folds drawn
+#'   at random (reproducible under [set.seed()]). `fit$cv` records which.
+#' @param foldid fold labels, one per row (glmnet's meaning): K-fold
+#'   cross-validation over these folds; rows sharing a label stay together
+#'   (grouped folds, e.g. repeated measures).
+#' @param per_response whether to choose \eqn{\lambda} separately for each
+#'   response column (multi-target regression, or the one-vs-all columns of a
+#'   multiclass fit) by its own mean squared error. `lambda_min` and
+#'   `lambda_1se` are then named vectors, and the methods use each column's
+#'   own \eqn{\lambda} by default.
+#' @param penalty_factor optional non-negative numbers, one per column of `x`
+#'   (glmnet's `penalty.factor`): the penalty is \eqn{\lambda \sum_j p_j
+#'   \beta_j^2}. Columns with \eqn{p_j = 0} are not penalized, like the
+#'   intercept; the others are rescaled. LOO and K-fold stay exact.
+#' @param class_weights for classification, `"balanced"` (each class weighs
+#'   \eqn{n / (K n_k)}, as scikit-learn's) or a vector of weights named by the
+#'   classes; they multiply `weights`.
 #' @param kernel `"linear"` (the default, ridge regression), `"rbf"`,
 #'   `"polynomial"`, `"precomputed"` (then `x` is the \eqn{n \times n} kernel
 #'   matrix), or a kernel from [kernel_rbf()], [kernel_polynomial()],
@@ -83,7 +132,11 @@
 #'   do. Coefficients and predictions are on the original scale; `lambda`
 #'   applies to the standardized columns (with unit weights exactly
 #'   `MASS::lm.ridge()`'s `lambda`). The default `FALSE` fits `x` as given.
-#'   For kernels the scaling is applied before the kernel.
+#'   For kernels the scaling is applied before the kernel, so that
+#'   [predict()] takes new data in the original units. See the section
+#'   "Standardization and cross-validation" for what the exact LOO then means.
+#'   The `y` of the default method may also be a data frame: one column is
+#'   taken as that column, several numeric ones as a response matrix.
 #' @param keep_eigen for kernel fits: keep the eigendecomposition of the chosen
 #'   kernel (about \eqn{n \times n} numbers), so that the methods work at any
 #'   \eqn{\lambda \ge 0}. By default a kernel fit keeps instead, for the
@@ -139,7 +192,8 @@ rlsc <- function(x, ...) UseMethod("rlsc")
 rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
                          weights = NULL, criterion = NULL, kernel = "linear",
                          mode = c("auto", "primal", "dual"), standardize = FALSE,
-                         keep_eigen = FALSE, ...) {
+                         keep_eigen = FALSE, cv = "loo", foldid = NULL, per_response = FALSE,
+                         penalty_factor = NULL, class_weights = NULL, ...) {
   call <- match.call()
   call[[1L]] <- as.name("rlsc")
   check_no_dots(...)
@@ -149,10 +203,13 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
   if (n < 2L) stop_arg("`x` must have at least 2 rows, not ", n)
   resp <- encode_response(y, n)
   weights <- check_weights(weights, n)
+  weights <- weights * class_weight_of(class_weights, resp)
   intercept <- check_flag(intercept, "intercept")
   nlambda <- check_count(nlambda, "nlambda")
   lambda <- check_lambda(lambda)
-  criterion <- check_criterion(criterion, resp$type)
+  cv <- check_cv(cv, foldid, n)
+  crit <- check_criterion(criterion, resp, cv$type)
+  crit <- check_per_response(per_response, crit, resp)
   mode <- match.arg(mode)
   standardize <- check_flag(standardize, "standardize")
   keep_eigen <- check_flag(keep_eigen, "keep_eigen")
@@ -164,31 +221,47 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
     scale <- stats::setNames(column_scale(x, weights, intercept), column_names(x))
     x <- scale_columns(x, scale)
   }
+  pf <- check_penalty_factor(penalty_factor, x, kernel)
+  if (!is.null(pf)) {   # lambda p_j beta_j^2: column j scaled by 1 / sqrt(p_j), or left free
+    shrink <- ifelse(pf > 0, sqrt(pf), 1)
+    scale <- stats::setNames((scale %||% 1) * shrink, column_names(x))
+    x <- scale_columns(x, shrink)
+  }
+  free <- which(pf == 0)
   if (inherits(kernel, "rlsc_features")) {
     if (mode == "dual") {
       stop_arg("`mode` = \"dual\" does not apply to ", kernel$name, "() kernels: their fit is ",
                "the primal form, a ridge regression on the features")
     }
-    return(fit_features(call, x, resp, weights, lambda, nlambda, intercept, criterion, kernel,
+    return(fit_features(call, x, resp, weights, lambda, nlambda, intercept, crit, cv, kernel,
                         scale))
   }
   if (!is.null(kernel)) {
     if (mode == "primal") stop_arg("`mode` = \"primal\" needs the linear kernel; kernel fits are dual")
     if (is_sparse(x)) x <- as.matrix(x)   # kernel matrices are dense anyway
-    found <- fit_kernel(x, resp, weights, lambda, nlambda, intercept, criterion, kernel,
+    found <- fit_kernel(x, resp, weights, lambda, nlambda, intercept, crit, cv, kernel,
                         keep_eigen)
-    return(new_rlsc(call, found$engine, found$path, criterion, resp, weights, intercept,
-                    "kernel", x, scale, kernel = found$kernel))
+    return(new_rlsc(call, found$engine, found$path, crit, resp, weights, intercept,
+                    "kernel", x, scale, kernel = found$kernel, cv = cv))
   }
   if (mode == "auto") mode <- if (ncol(x) <= sum(weights > 0)) "primal" else "dual"
-  eng <- if (mode == "primal") primal_engine(x, resp$y, weights, intercept) else {
+  if (length(free) && mode == "dual") {
+    stop_arg("`penalty_factor` zeros (unpenalized columns) need the primal form, with at ",
+             "least as many observations of positive weight as columns; here ",
+             sum(weights > 0), " and ", ncol(x))
+  }
+  eng <- if (mode == "primal") primal_engine(x, resp$y, weights, intercept, free) else {
     dual_engine(kernel_linear(), x, resp$y, weights, intercept)
   }
-  lambda <- lambda %||% default_lambda(eng$values, nlambda)
-  path <- loo_table(eng, resp, lambda)
+  lambda <- lambda %||% default_lambda(eng$values, nlambda, least_squares_ok(eng, resp$y))
+  dual <- if (mode == "dual") kernel_linear()
+  table_at <- function(l) {
+    validation_table(eng, x, resp, weights, intercept, l, crit, cv, dual, free)
+  }
+  path <- table_at(lambda)
   warn_undefined(path$n_na)
   warn_unreliable(eng, lambda)
-  fit <- new_rlsc(call, eng, path, criterion, resp, weights, intercept, mode, x, scale)
-  if (length(eng$values)) warn_boundary(fit$index_min, length(lambda))
+  fit <- new_rlsc(call, eng, path, crit, resp, weights, intercept, mode, x, scale, cv = cv)
+  check_boundary(fit, eng, table_at)
   fit
 }

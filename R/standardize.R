@@ -27,5 +27,8 @@ scale_from_variance <- function(v, mean_sq) {
 }
 
 scale_columns <- function(x, s) {
-  if (is_sparse(x)) x %*% Matrix::Diagonal(x = 1 / s) else x / rep(s, each = nrow(x))
+  if (!is_sparse(x)) return(x / rep(s, each = nrow(x)))
+  out <- x %*% Matrix::Diagonal(x = 1 / s)
+  dimnames(out) <- dimnames(x)   # the product drops the column names
+  out
 }

@@ -1,31 +1,47 @@
 #' Summarize an rlsc fit
 #'
-#' The exact LOO table around the minimum, the coefficients at `lambda_min`
-#' and `lambda_1se`, and for classification the LOO confusion matrix at
-#' `lambda_min`.
+#' The exact LOO table around the minimum, the coefficients, and for
+#' classification the LOO confusion matrix at `lambda_min`.
+#'
+#' The coefficients of a fit with one response column are shown at
+#' `lambda_min` and `lambda_1se` side by side; with several response columns
+#' or classes, at `lambda_min` only, one column per response column or class
+#' (`coef(fit, "lambda_1se")` gives the others). Kernel fits show the chosen
+#' kernel instead of their one dual coefficient per training row.
+#'
+#' The print method keeps the output readable for wide fits: it shows at most
+#' `max` coefficients, response columns and classes (the rows and columns of
+#' the coefficient matrix and of the confusion matrix), and says how many it
+#' left out and how to see them all, as [print.data.frame()] does with its
+#' own `max`. The summary object itself holds everything.
 #'
 #' @param object an [rlsc()] fit.
 #' @param rows how many grid values on each side of `lambda_min` to show.
 #' @param ... not used.
 #' @return An object of class `summary.rlsc`: a list with `call`, `table`
-#'   (rows of `object$path`), `coefficients` and, for classification,
-#'   `confusion`.
+#'   (rows of `object$path`), `coefficients` (a matrix: columns `lambda_min`
+#'   and `lambda_1se` for one response column, else one column per response
+#'   column or class at `lambda_min`; `NULL` for kernel fits) and, for
+#'   classification, `confusion` (the LOO class against the truth).
 #' @export
 #' @examples
 #' summary(rlsc(Species ~ ., data = iris))
+#' s <- summary(rlsc(mpg ~ ., data = mtcars))
+#' print(s, max = 4)   # at most four coefficients
 summary.rlsc <- function(object, rows = 3L, ...) {
   check_no_dots(...)
   validate_rlsc(object)
   rows <- check_count(rows, "rows", min = 0L)
-  around <- seq(max(1L, object$index_min - rows), min(length(object$lambda), object$index_min + rows))
+  mid <- object$index_min[1L]
+  around <- seq(max(1L, mid - rows), min(length(object$lambda), mid + rows))
   shown <- c("lambda", "df", object$criterion, paste0(object$criterion, "_se"),
              if (object$criterion == "misclass") "mse", if (any(object$path$n_na > 0L)) "n_na")
   table <- object$path[around, shown]
-  table$selected <- ifelse(around == object$index_min, "lambda_min",
-                           ifelse(around == object$index_1se, "lambda_1se", ""))
+  table$selected <- ifelse(around %in% object$index_min, "lambda_min",
+                           ifelse(around %in% object$index_1se, "lambda_1se", ""))
   # a kernel fit has one dual coefficient per training row: see coef()
   coefficients <- if (is.null(object$kernel)) coefficient_table(object)
-  out <- list(call = object$call, type = object$type, criterion = object$criterion,
+  out <- list(call = object$call, type = object$type, criterion = object$criterion, cv = object$cv,
               nobs = object$nobs, nvars = object$nvars, mode = object$mode,
               lambda_min = object$lambda_min, lambda_1se = object$lambda_1se,
               table = table, coefficients = coefficients,
@@ -50,26 +66,47 @@ coefficient_table <- function(object) {
 #' @rdname summary.rlsc
 #' @param x a `summary.rlsc` object.
 #' @param digits significant digits.
+#' @param max the largest number of coefficients, and of response columns or
+#'   classes, to print.
 #' @export
-print.summary.rlsc <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+print.summary.rlsc <- function(x, digits = max(3L, getOption("digits") - 3L), max = 15L, ...) {
+  cap <- check_count(max, "max")
   cat("\nCall:  ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
   cat(sprintf("n = %d, d = %d, %s form; criterion: %s\n\n", x$nobs, x$nvars,
-              x$mode, criterion_label(x$criterion)))
+              x$mode, criterion_label(x$criterion, x$cv)))
   cat("Leave-one-out path around the minimum:\n")
   print(x$table, digits = digits, row.names = FALSE)
   if (!is.null(x$kernel)) cat("\nKernel chosen by leave-one-out:", x$kernel, "\n")
-  if (!is.null(x$coefficients)) {
-    cat(if (identical(colnames(x$coefficients), c("lambda_min", "lambda_1se"))) {
-      "\nCoefficients:\n"
+  cf <- x$coefficients
+  per_column <- !is.null(cf) && !identical(colnames(cf), c("lambda_min", "lambda_1se"))
+  if (!is.null(cf)) {
+    cat(if (per_column) {
+      paste0("\nCoefficients at lambda_min (one column per ",
+             if (x$type == "classification") "class" else "response column", "):\n")
     } else {
-      "\nCoefficients at lambda_min (one column per class or response):\n"
+      "\nCoefficients:\n"
     })
-    print(x$coefficients, digits = digits)
+    print(head_matrix(cf, cap), digits = digits)
   }
-  if (!is.null(x$confusion)) {
+  cm <- x$confusion
+  if (!is.null(cm)) {
     cat("\nLeave-one-out confusion matrix at lambda_min:\n")
-    print(x$confusion)
+    print(head_matrix(cm, cap))
+  }
+  left <- c(max(NROW(cf) - cap, 0L),
+            if (per_column && x$type != "classification") max(ncol(cf) - cap, 0L) else 0L,
+            max(NCOL(cm) - cap, 0L))
+  if (any(left > 0L)) {
+    what <- c(count_of(left[1L], "coefficient"), count_of(left[2L], "response column"),
+              count_of(left[3L], "class", "classes"))
+    cat(sprintf("\n [ %s not shown; print(summary(fit), max = %d) shows all ]\n",
+                paste(what[left > 0L], collapse = " and "), max(NROW(cf), NCOL(cf), NCOL(cm))))
   }
   cat("\n")
   invisible(x)
+}
+
+# The first `cap` rows and columns of a matrix or table.
+head_matrix <- function(m, cap) {
+  m[seq_len(min(nrow(m), cap)), seq_len(min(ncol(m), cap)), drop = FALSE]
 }

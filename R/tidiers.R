@@ -6,17 +6,23 @@
 #' `tidy()` gives one row per \eqn{\lambda}: `lambda`, `df`, `estimate` (the
 #' exact LOO criterion), `std.error`, `conf.low` and `conf.high` (one standard
 #' error either side). `glance()` gives one row: `lambda_min`, `lambda_1se`,
-#' `nobs` (as [nobs()]: observations of positive weight), `criterion` and its value at `lambda_min`. `augment()` adds
-#' `.fitted`, `.loo` and `.resid` at one \eqn{\lambda} to the data (the model
-#' frame for a formula fit), with `.class` and `.loo_class` for
-#' classification; several response columns get one column each, suffixed by
-#' the column or class name.
+#' `nobs` (as [nobs()]: observations of positive weight), `criterion` and its
+#' value at `lambda_min`. `augment()` adds `.fitted`, `.loo` and `.resid` at
+#' one \eqn{\lambda} to the data (the model frame for a formula fit), with
+#' `.class` and `.loo_class` for classification; several response columns get
+#' one column each, suffixed by the column or class name. With `newdata`, as
+#' broom's `augment()` for [lm()] does, it adds the predictions `.fitted` (and
+#' `.class`) to the new data, and `.resid` when the new data of a regression
+#' formula fit holds the response; leave-one-out values exist only for the
+#' training rows.
 #'
 #' @param x an [rlsc()] fit.
 #' @param data the data to augment; by default the model frame of a formula
 #'   fit, else a data frame with only the new columns. Under `na.action =
 #'   na.exclude` it may also be the original data, and the new columns are `NA`
 #'   in the excluded rows.
+#' @param newdata new observations to predict, as for [predict.rlsc()];
+#'   `data` is then not used.
 #' @param lambda a number \eqn{\ge 0} (a value of the grid for kernel fits
 #'   without `keep_eigen`), or `"lambda_min"` / `"lambda_1se"`.
 #' @param ... not used.
@@ -30,6 +36,7 @@
 NULL
 
 #' @rdname rlsc_tidiers
+#' @usage \method{tidy}{rlsc}(x, ...)
 #' @exportS3Method generics::tidy
 tidy.rlsc <- function(x, ...) {
   check_no_dots(...)
@@ -38,6 +45,7 @@ tidy.rlsc <- function(x, ...) {
 }
 
 #' @rdname rlsc_tidiers
+#' @usage \method{glance}{rlsc}(x, ...)
 #' @exportS3Method generics::glance
 glance.rlsc <- function(x, ...) {
   check_no_dots(...)
@@ -46,22 +54,21 @@ glance.rlsc <- function(x, ...) {
 }
 
 #' @rdname rlsc_tidiers
+#' @usage \method{augment}{rlsc}(x, data = x$model, newdata = NULL, lambda = x$lambda_min, ...)
 #' @exportS3Method generics::augment
-augment.rlsc <- function(x, data = x$model, lambda = x$lambda_min, ...) {
+augment.rlsc <- function(x, data = x$model, newdata = NULL, lambda = x$lambda_min, ...) {
   check_no_dots(...)
+  if (!is.null(newdata)) {
+    if (!missing(data)) stop_arg("`data` and `newdata` must not both be given; `newdata` is augmented")
+    return(augment_new(x, newdata, lambda))
+  }
   out <- fit_outputs(x, lambda)
   cols <- list(.fitted = out$fitted, .loo = out$loo, .resid = out$y - out$fitted)
   if (x$type == "classification") {
-    cols$.class <- decode_classes(out$fitted, x$classes)
-    cols$.loo_class <- decode_classes(out$loo, x$classes)
+    cols$.class <- class_labels(x, out$fitted)
+    cols$.loo_class <- class_labels(x, out$loo)
   }
-  new <- as.data.frame(lapply(cols, function(col) {
-    if (is.matrix(col) && ncol(col) == 1L) col[, 1L] else col
-  }), optional = TRUE)
-  names(new) <- unlist(lapply(names(cols), function(nm) {
-    col <- cols[[nm]]
-    if (is.matrix(col) && ncol(col) > 1L) paste0(nm, "_", colnames(col)) else nm
-  }))
+  new <- augment_columns(cols)
   if (is.null(data)) return(new)
   data <- as.data.frame(data)
   # under na.exclude the data may also be the original rows, those excluded included
@@ -75,4 +82,34 @@ augment.rlsc <- function(x, data = x$model, lambda = x$lambda_min, ...) {
   }
   rownames(new) <- NULL
   cbind(data, new)
+}
+
+# The new columns as a data frame: one column for one response column, else
+# one per column suffixed by its name.
+augment_columns <- function(cols) {
+  new <- as.data.frame(lapply(cols, function(col) {
+    if (is.matrix(col) && ncol(col) == 1L) col[, 1L] else col
+  }), optional = TRUE)
+  names(new) <- unlist(lapply(names(cols), function(nm) {
+    col <- cols[[nm]]
+    if (is.matrix(col) && ncol(col) > 1L) paste0(nm, "_", colnames(col)) else nm
+  }))
+  rownames(new) <- NULL
+  new
+}
+
+# augment(newdata = ): the predictions at new rows, and their residuals when
+# the new data of a regression formula fit holds the response.
+augment_new <- function(x, newdata, lambda) {
+  if (is_sparse(newdata)) newdata <- as.matrix(newdata)
+  f <- predict_matrix(x, newdata, lambda)
+  cols <- list(.fitted = f)
+  if (x$type == "classification") {
+    cols$.class <- class_labels(x, f)
+  } else if (!is.null(x$terms) && all(all.vars(x$terms[[2L]]) %in% names(newdata))) {
+    y <- as.matrix(eval(x$terms[[2L]], as.data.frame(newdata), environment(x$terms)))
+    cols$.resid <- y - f
+    colnames(cols$.resid) <- colnames(f)
+  }
+  cbind(as.data.frame(newdata), augment_columns(cols))
 }

@@ -1,5 +1,5 @@
 # Benchmark of kernel RLS at scale: Nystrom and random-feature kernels (issue
-# 12, DESIGN.md, section 12).  Run from the repository root with rlsc
+# 12, DESIGN.md, section 13).  Run from the repository root with rlsc
 # installed:
 #
 #     Rscript bench/features.R

@@ -15,27 +15,30 @@ show_table <- function(fit, title) {
   print(tab, digits = 4, row.names = FALSE)
 }
 
-# Ridge regression: fuel consumption from the other mtcars columns.
-cars <- rlsc(as.matrix(mtcars[, -1]), mtcars$mpg)
+# Ridge regression: fuel consumption from the other mtcars columns, in their
+# own units (standardize = TRUE penalizes them alike, as in the README).
+cars <- rlsc(mpg ~ ., data = mtcars, standardize = TRUE)
 show_table(cars, "mtcars: ridge regression of mpg")
 cat("\nCoefficients at lambda_min:\n")
 print(round(coef(cars), 4))
 
-# RLSC: the three iris species, one-vs-all.
-flowers <- rlsc(as.matrix(iris[, 1:4]), iris$Species)
+# RLSC: the three iris species, one-vs-all (the columns share their units, cm).
+flowers <- rlsc(Species ~ ., data = iris)
 show_table(flowers, "iris: one-vs-all RLSC of Species")
-loo_class <- factor(levels(iris$Species)[max.col(loo_predict(flowers), "first")],
-                    levels = levels(iris$Species))
 cat("\nLeave-one-out confusion matrix at lambda_min:\n")
-print(table(LOO = loo_class, truth = iris$Species))
+print(table(LOO = loo_predict(flowers, type = "class"), truth = iris$Species))
 
 png(file.path(out, "lambda-mtcars.png"), width = 800, height = 550, res = 110)
 plot(cars, main = "mtcars: exact LOO error of ridge regression")
 invisible(dev.off())
+png(file.path(out, "coef-mtcars.png"), width = 800, height = 550, res = 110)
+plot(cars, type = "coef", main = "mtcars: ridge coefficient paths")
+invisible(dev.off())
 png(file.path(out, "lambda-iris.png"), width = 800, height = 550, res = 110)
 plot(flowers, main = "iris: exact LOO misclassification of RLSC")
 invisible(dev.off())
-cat("\nWrote", file.path(out, "lambda-mtcars.png"), "and", file.path(out, "lambda-iris.png"), "\n")
+cat("\nWrote", paste(file.path(out, c("lambda-mtcars.png", "coef-mtcars.png", "lambda-iris.png")),
+                     collapse = ", "), "\n")
 
 # Data in chunks: the same exact LOO path from files read twice, one at a time
 # (in parallel when a future plan with several workers is set).

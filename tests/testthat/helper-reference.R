@@ -105,3 +105,50 @@ ref_hat <- function(x, w = rep(1, nrow(x)), lambda, intercept = TRUE) {
   m <- crossprod(x1, w * x1) + lambda * pen
   rowSums((x1 %*% solve(m)) * x1) * w
 }
+
+# Brute-force K-fold: refit on the training folds at each lambda, predict the
+# held-out rows, average each fold's weighted loss and combine the folds as
+# cv.glmnet does (weights: the folds' sums of weights; SE over folds).
+# `fit_predict(train, held, lambda)` returns the held-out predictions.
+ref_kfold <- function(y, w, folds, lambda, fit_predict, loss = function(y, p) rowMeans((y - p)^2)) {
+  y <- as.matrix(y)
+  k <- sort(unique(folds))
+  per <- vapply(lambda, function(l) {
+    vapply(k, function(f) {
+      held <- folds == f
+      p <- as.matrix(fit_predict(!held, held, l))
+      sum(w[held] * loss(y[held, , drop = FALSE], p)) / sum(w[held])
+    }, 1)
+  }, numeric(length(k)))
+  per <- matrix(per, length(k))
+  fw <- vapply(k, function(f) sum(w[folds == f]), 1)
+  cvm <- colSums(fw * per) / sum(fw)
+  cvsd <- sqrt(colSums(fw * sweep(per, 2, cvm)^2) / sum(fw) / (length(k) - 1))
+  list(cvm = cvm, cvsd = cvsd)
+}
+
+# Weighted AUC by counting every (positive, negative) pair, ties half.
+ref_auc <- function(score, positive, w = rep(1, length(score))) {
+  keep <- w > 0
+  s1 <- score[positive & keep]
+  s0 <- score[!positive & keep]
+  w1 <- w[positive & keep]
+  w0 <- w[!positive & keep]
+  sum(outer(w1, w0) * (outer(s1, s0, ">") + 0.5 * outer(s1, s0, "=="))) / (sum(w1) * sum(w0))
+}
+
+# Weighted ridge with a penalty factor per column (glmnet's penalty.factor):
+# the bordered normal equations with penalty diag(0 (intercept), pf).
+ref_coef_pf <- function(x, y, w, lambda, pf, intercept = TRUE) {
+  x1 <- if (intercept) cbind(1, x) else x
+  pen <- diag(c(if (intercept) 0, pf), ncol(x1))
+  solve(crossprod(x1, w * x1) + lambda * pen, crossprod(x1, w * as.matrix(y)))
+}
+
+ref_loo_pf <- function(x, y, w, lambda, pf, intercept = TRUE) {
+  y <- as.matrix(y)
+  t(vapply(seq_len(nrow(x)), function(i) {
+    cf <- ref_coef_pf(x[-i, , drop = FALSE], y[-i, , drop = FALSE], w[-i], lambda, pf, intercept)
+    drop(ref_predict(cf, x[i, , drop = FALSE], intercept))
+  }, numeric(ncol(y))))
+}

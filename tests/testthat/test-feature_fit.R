@@ -21,6 +21,13 @@ test_that("Nystrom with every training row a landmark is the exact kernel fit", 
   }
   expect_equal(predict(ny, newx), predict(exact, newx), tolerance = 1e-8)
   expect_equal(fitted(ny), fitted(exact), tolerance = 1e-8)
+  exact_eig <- rlsc_short(d$x, d$y, weights = w, kernel = kernel_rbf(sigmas), lambda = lam,
+                          keep_eigen = TRUE)
+  se_ny <- predict(ny, newx, lambda = lam[5], se.fit = TRUE)
+  se_ex <- predict(exact_eig, newx, lambda = lam[5], se.fit = TRUE)
+  for (k in c("fit", "se.fit", "df", "residual.scale")) {
+    expect_equal(unname(se_ny[[k]]), unname(se_ex[[k]]), tolerance = 1e-8, info = k)
+  }
   # the landmarks are the rows of positive weight, in a random order
   z <- ny$features$landmarks
   expect_identical(sort(z[, 1]), sort(d$x[w > 0, 1]))
@@ -341,4 +348,64 @@ test_that("parallel backends give the same feature fits as a sequential one", {
   }
   expect_identical(fits$multisession$features$landmarks, fits$sequential$features$landmarks)
   expect_same_fit(fits$multisession, fits$sequential)
+})
+
+test_that("K-fold, GCV and the AUC of feature fits equal refits on the same features", {
+  d <- sine_data(48, 312)
+  w <- runif(48, 0.3, 2)
+  folds <- rep(1:4, length.out = 48)
+  z <- d$x[c(3, 9, 17, 26, 33, 41), ]
+  lam <- c(3, 0.3, 0.03)
+  kfun <- function(a, b) ref_rbf(a, b, 0.9)
+  phi <- ref_nystrom(d$x, z, kfun)
+  fit <- rlsc_short(d$x, d$y, weights = w, foldid = folds, lambda = lam,
+                    kernel = nystrom(kernel_rbf(0.9), landmarks = z))
+  ref <- ref_kfold(d$y, w, folds, lam, function(train, held, l) {
+    ref_predict(ref_coef(phi[train, ], d$y[train], w[train], l), phi[held, , drop = FALSE])
+  })
+  expect_identical(fit$cv, 4L)
+  expect_equal(fit$cvm, ref$cvm, tolerance = 1e-8)
+  expect_equal(fit$cvsd, ref$cvsd, tolerance = 1e-8)
+  # the model itself is the full-data fit; a chunk source with the same folds agrees
+  expect_equal(unname(fitted(fit, 0.3)), drop(ref_predict(ref_coef(phi, d$y, w, 0.3), phi)),
+               tolerance = 1e-8)
+  src <- chunk_source(split(1:48, rep(1:3, each = 16)), function(idx) {
+    list(x = d$x[idx, ], y = d$y[idx], weights = w[idx], foldid = folds[idx])
+  })
+  expect_same_fit(rlsc_short(src, cv = 4, lambda = lam, kernel = nystrom(kernel_rbf(0.9), landmarks = z)),
+                  fit)
+  # random features, K-fold on a multiclass response
+  idx <- c(1:20, 51:70, 101:120)
+  x <- as.matrix(iris[idx, 1:4])
+  y <- iris$Species[idx]
+  set.seed(17)
+  rf <- rlsc_short(x, y, cv = 3, lambda = lam, kernel = random_features(kernel_rbf(1), m = 10))
+  f <- rf$features
+  phr <- ref_rff(x, f$omega, f$b, 1)
+  refc <- ref_kfold(ref_code(y), rep(1, 60), rf$foldid, lam, function(train, held, l) {
+    ref_predict(ref_coef(phr[train, ], ref_code(y)[train, ], rep(1, sum(train)), l),
+                phr[held, , drop = FALSE])
+  }, loss = function(yy, p) as.numeric(max.col(p, "first") != max.col(yy, "first")))
+  expect_equal(rf$cvm, refc$cvm, tolerance = 1e-8)
+  # GCV: n RSS / (n - df)^2 of the fit on the features
+  gcv <- rlsc_short(d$x, d$y, cv = "gcv", lambda = lam, kernel = nystrom(kernel_rbf(0.9), landmarks = z))
+  ref_gcv <- vapply(lam, function(l) {
+    r <- d$y - ref_predict(ref_coef(phi, d$y, lambda = l), phi)
+    48 * mean(r^2) / (48 - (sum(ref_hat(phi, lambda = l)) - 1))^2
+  }, 1)
+  expect_equal(gcv$cvm, ref_gcv, tolerance = 1e-8)
+  # the AUC of the exact LOO decision values
+  yb <- factor(d$y > median(d$y))
+  auc <- rlsc_short(d$x, yb, criterion = "auc", lambda = lam,
+                    kernel = nystrom(kernel_rbf(0.9), landmarks = z))
+  for (i in seq_along(lam)) {
+    loo <- ref_loo(phi, ref_code(yb), lambda = lam[i])
+    expect_equal(auc$cvm[i], ref_auc(drop(loo), yb == "TRUE"), tolerance = 1e-10)
+  }
+  expect_error(rlsc(d$x, yb, criterion = "auc", cv = 4, kernel = nystrom(kernel_rbf(0.9), landmarks = z)),
+               "`criterion` = \"auc\" with K-fold needs every row's predictions at once: not available for nystrom\\(\\) fits")
+  expect_error(rlsc(d$x, d$y, penalty_factor = c(1, 2), kernel = nystrom(kernel_rbf(0.9), landmarks = z)),
+               "`penalty_factor` applies to the columns of a linear model, not to a kernel fit")
+  expect_error(rlsc(src, penalty_factor = c(1, 2), kernel = nystrom(kernel_rbf(0.9), landmarks = z)),
+               "`penalty_factor` applies to the columns of a linear model, not to a kernel fit")
 })

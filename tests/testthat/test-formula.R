@@ -97,3 +97,18 @@ test_that("offsets are an error, not silently dropped", {
                "`formula` must not have an offset, not offset\\(hp\\): subtract it from the response")
   expect_error(rlsc(mpg ~ wt, data = mtcars, offset = hp), "unknown argument\\(s\\): offset")
 })
+
+test_that("formula() returns the model formula, as for lm(), and says when there is none", {
+  fit <- rlsc(mpg ~ ., data = mtcars)
+  f <- formula(fit)
+  expect_s3_class(f, "formula")
+  expect_null(attr(f, "variables"))
+  expect_identical(f, formula(lm(mpg ~ ., data = mtcars)))
+  expect_identical(environment(f), environment())
+  fl <- formula(rlsc(log(mpg) ~ wt + factor(cyl), data = mtcars))
+  expect_identical(deparse(fl), "log(mpg) ~ wt + factor(cyl)")
+  # refitting from it gives the same fit
+  expect_identical(rlsc(f, data = mtcars)$path, fit$path)
+  expect_error(formula(rlsc(as.matrix(mtcars[, 2:3]), mtcars$mpg)),
+               "^this fit was made from a matrix, not a formula: it has no formula$")
+})

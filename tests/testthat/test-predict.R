@@ -30,7 +30,7 @@ test_that("predict() rejects bad new data and the class type for regression", {
   fit <- rlsc(d$x, d$y)
   expect_error(predict(fit, d$x[, 1:3]), "`newdata` must have 4 columns \\(as the training `x`\\), not 3")
   expect_error(predict(fit, "a"), "`newdata` must be a numeric matrix or data frame, not character vector")
-  expect_error(predict(fit, d$x * NA), "`newdata` must not contain NA, NaN or Inf values")
+  expect_identical(predict(fit, d$x * NA), rep(NA_real_, 30))
   expect_identical(predict(fit), fitted(fit))
   expect_error(predict(fit, d$x, type = "class"), "`type` = \"class\" needs a classification fit")
   expect_error(predict(fit, d$x, lambda = -123), "not -123$")
@@ -47,8 +47,67 @@ test_that("predict() matches the columns of new data by name when they are the t
   kf <- rlsc_short(scale(x), mtcars$mpg, kernel = kernel_rbf(1), lambda = l)
   new <- scale(x)[1:3, ]
   expect_equal(predict(kf, new[, 3:1]), predict(kf, new))
-  # names that are not the training ones: by position, as before
-  expect_equal(predict(fit, setNames(x[1:3, ], c("a", "b", "c"))), predict(fit, x[1:3, ]))
+  # without names, by position
+  expect_equal(predict(fit, unname(as.matrix(x[1:3, ]))), predict(fit, x[1:3, ]), ignore_attr = TRUE)
+})
+
+test_that("new data that lacks a training column is an error naming it, never a silent mis-match", {
+  # the user's first hour: a fit on wt, hp, disp and new data with disp, hp, weight
+  x <- mtcars[, c("wt", "hp", "disp")]
+  fit <- rlsc(x, mtcars$mpg)
+  new <- mtcars[1:2, c("disp", "hp", "wt")]
+  names(new)[3] <- "weight"
+  msg <- "^`newdata` must have the columns of the training `x`; it lacks `wt` \\(it has `disp`, `hp`, `weight`\\)$"
+  expect_error(predict(fit, new), msg)
+  expect_error(predict(fit, as.matrix(new)), msg)
+  expect_error(predict(fit, Matrix::Matrix(as.matrix(new), sparse = TRUE)), msg)
+  expect_error(predict(fit, setNames(x[1:3, ], c("a", "b", "c"))), "it lacks `wt`, `hp`, `disp`")
+  expect_error(predict(fit, cbind(x[1:2, ], wt = 1)), "^`newdata` must have each training column once, not `wt`$")
+  kf <- rlsc_short(x, mtcars$mpg, kernel = kernel_rbf(100), standardize = TRUE)
+  expect_error(predict(kf, new), msg)
+  # with the right name the prediction is the reference's
+  names(new)[3] <- "wt"
+  ref <- ref_predict(ref_coef(as.matrix(x), mtcars$mpg, lambda = fit$lambda_min),
+                     unname(as.matrix(mtcars[1:2, c("wt", "hp", "disp")])))
+  expect_equal(unname(predict(fit, new)), drop(ref), tolerance = 1e-9)
+  # unnamed new data is taken by position and must have as many columns
+  expect_equal(unname(predict(fit, unname(as.matrix(x[1:2, ])))), drop(ref), tolerance = 1e-9)
+  expect_error(predict(fit, unname(as.matrix(x[1:2, 1:2]))), "`newdata` must have 3 columns \\(as the training `x`\\), not 2")
+  # a fit to `x` without names takes named new data by position
+  un <- rlsc(unname(as.matrix(x)), mtcars$mpg)
+  expect_equal(predict(un, new[, c("wt", "hp", "disp")]), predict(un, unname(as.matrix(x[1:2, ]))),
+               ignore_attr = TRUE)
+  expect_error(predict(un, new[, 1:2]), "`newdata` must have 3 columns")
+})
+
+test_that("a standardized sparse fit keeps its column names for predict()", {
+  x <- Matrix::Matrix(as.matrix(mtcars[, c("wt", "hp", "disp")]), sparse = TRUE)
+  fit <- rlsc(x, mtcars$mpg, standardize = TRUE)
+  expect_identical(fit$xnames, c("wt", "hp", "disp"))
+  expect_equal(predict(fit, mtcars[1:3, c("disp", "wt", "hp")]), predict(fit, x[1:3, ]), tolerance = 1e-12)
+})
+
+test_that("rows of new data with NA get NA predictions, for matrix and formula fits alike", {
+  x <- as.matrix(mtcars[, c("wt", "hp", "disp")])
+  fit <- rlsc(x, mtcars$mpg)
+  new <- x[1:4, ]
+  new[2, "hp"] <- NA
+  new[4, "wt"] <- NaN
+  p <- predict(fit, new)
+  expect_identical(unname(is.na(p)), c(FALSE, TRUE, FALSE, TRUE))
+  expect_equal(p[c(1, 3)], predict(fit, x[c(1, 3), ]))
+  expect_identical(names(p), rownames(x)[1:4])
+  expect_identical(predict(fit, as.data.frame(new)), p)
+  expect_equal(predict(fit, Matrix::Matrix(new, sparse = TRUE)), p, tolerance = 1e-12)
+  ff <- rlsc(mpg ~ wt + hp + disp, data = mtcars)
+  expect_equal(predict(ff, as.data.frame(new)), p)
+  cl <- rlsc(iris[, 1:4], iris$Species)
+  nd <- iris[1:3, ]
+  nd$Sepal.Width[2] <- NA
+  pc <- predict(cl, nd, type = "class")
+  expect_identical(as.character(pc), c("setosa", NA, "setosa"))
+  expect_identical(levels(pc), levels(iris$Species))
+  expect_true(all(is.na(predict(cl, nd)[2, ])))
 })
 
 test_that("new data with the training columns among others is taken by name", {

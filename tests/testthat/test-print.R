@@ -22,3 +22,11 @@ test_that("the printed call is rlsc(), and rows of zero weight are not counted b
   expect_match(capture.output(print(rlsc(as.matrix(mtcars[, 2:3]), mtcars$mpg))),
                "^Call:  rlsc\\(x = ", all = FALSE)
 })
+
+test_that("print() uses the singular for one of a kind and the plural otherwise", {
+  one <- capture.output(print(rlsc(mtcars$wt, mtcars$mpg, lambda = 1)))
+  expect_match(one, "regression, 1 response column\\): n = 32, d = 1, primal form, 1 lambda value$", all = FALSE)
+  expect_false(any(grepl("\\(s\\)|1 lambda values|1 response columns", one)))
+  two <- capture.output(print(rlsc(mtcars$wt, cbind(mtcars$mpg, mtcars$qsec), lambda = c(2, 1))))
+  expect_match(two, "regression, 2 response columns\\): .*, 2 lambda values$", all = FALSE)
+})

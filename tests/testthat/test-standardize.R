@@ -71,3 +71,24 @@ test_that("bad `standardize` is rejected", {
   expect_error(rlsc(k, d$y, kernel = "precomputed", standardize = TRUE),
                "`standardize` = TRUE needs the data matrix, but `x` is a precomputed kernel")
 })
+
+test_that("the LOO of standardize = TRUE holds the full-data scales fixed, as documented", {
+  x <- as.matrix(mtcars[, c("wt", "hp", "disp", "qsec")])
+  y <- mtcars$mpg
+  fit <- rlsc(x, y, standardize = TRUE)
+  l <- fit$lambda_min
+  fixed <- sweep(x, 2, ref_scale(x), "/")
+  expect_equal(unname(loo_predict(fit, l)), unname(drop(ref_loo(fixed, y, lambda = l))), tolerance = 1e-8)
+  # re-standardizing within each fold, as cv.glmnet does, is another (slightly different) model
+  refold <- vapply(seq_len(nrow(x)), function(i) {
+    s <- ref_scale(x[-i, ])
+    cf <- ref_coef(sweep(x[-i, ], 2, s, "/"), y[-i], lambda = l)
+    drop(ref_predict(cf, x[i, , drop = FALSE] / s))
+  }, 1)
+  expect_gt(max(abs(refold - loo_predict(fit, l))), 1e-6)
+  expect_lt(max(abs(refold - loo_predict(fit, l))), 1)
+  txt <- rd_text("rlsc")
+  skip_if(is.null(txt), "no help page to read")
+  expect_match(txt, "with these full-data column scales held fixed", fixed = TRUE)
+  expect_match(txt, "holds for a single fit: each glmnet fold fits with its own", fixed = TRUE)
+})

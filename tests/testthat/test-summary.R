@@ -32,3 +32,52 @@ test_that("summary() of a classification fit under na.exclude counts the fitted 
                unclass(table(LOO = factor(loo_class, c("cold", "hot")), truth = aq$hot[used])))
   expect_equal(1 - sum(diag(s$confusion)) / sum(used), fit$cvm[fit$index_min])
 })
+
+test_that("print(summary()) of a fit with many classes stays readable and says how to see all", {
+  set.seed(7)
+  classes <- sprintf("c%02d", 1:50)
+  y <- factor(rep(classes, 8))
+  x <- matrix(rnorm(400 * 5), 400) + as.integer(y) / 10
+  fit <- rlsc(x, y)
+  s <- summary(fit)
+  # the object holds everything: the K x K confusion matrix and K coefficient columns
+  expect_identical(dim(s$confusion), c(50L, 50L))
+  expect_equal(s$coefficients, coef(fit, "lambda_min"))
+  out <- capture.output(print(s))
+  expect_lt(length(out), 80L)   # was 498 lines
+  expect_match(out, "^ \\[ 35 classes not shown; print\\(summary\\(fit\\), max = 50\\) shows all \\]$", all = FALSE)
+  expect_match(out, "Coefficients at lambda_min \\(one column per class\\)", all = FALSE)
+  expect_false(any(grepl("c16", out)))
+  full <- capture.output(print(s, max = 50))
+  expect_true(any(grepl("c50", full)))
+  expect_false(any(grepl("not shown", full)))
+  expect_gt(length(full), 200L)
+  expect_error(print(s, max = 0), "^`max` must be a whole number of at least 1, not 0$")
+})
+
+test_that("print(summary(), max = ) caps the coefficients of a wide fit, with the right plural", {
+  s <- summary(rlsc(mpg ~ ., data = mtcars))
+  out <- capture.output(print(s, max = 4))
+  expect_match(out, "^ \\[ 7 coefficients not shown; print\\(summary\\(fit\\), max = 11\\) shows all \\]$", all = FALSE)
+  expect_false(any(grepl("not shown", capture.output(print(s)))))
+  out <- capture.output(print(s, max = 10))
+  expect_match(out, "\\[ 1 coefficient not shown", all = FALSE)
+  # several response columns: the columns are capped too
+  ym <- as.matrix(mtcars[, c("mpg", "qsec", "drat")])
+  sm <- summary(rlsc(as.matrix(mtcars[, c("wt", "hp")]), ym))
+  out <- capture.output(print(sm, max = 2))
+  expect_match(out, "Coefficients at lambda_min \\(one column per response column\\)", all = FALSE)
+  expect_match(out, "\\[ 1 coefficient and 1 response column not shown", all = FALSE)
+})
+
+test_that("summary() shows both lambdas for one response column and lambda_min for several, as documented", {
+  s1 <- summary(rlsc(mpg ~ wt + hp, data = mtcars))
+  expect_identical(colnames(s1$coefficients), c("lambda_min", "lambda_1se"))
+  cl <- rlsc(Species ~ ., data = iris)
+  s3 <- summary(cl)
+  expect_identical(s3$coefficients, coef(cl, "lambda_min"))
+  # the help page says the same
+  txt <- rd_text("summary.rlsc")
+  skip_if(is.null(txt), "no help page to read")
+  expect_match(txt, "side by side; with several response columns or classes, at lambda_min only", fixed = TRUE)
+})

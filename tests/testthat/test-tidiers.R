@@ -42,3 +42,43 @@ test_that("augment() under na.exclude pads the new columns to the original data"
   omit <- rlsc_short(Ozone ~ Solar.R + Wind, data = aq)
   expect_error(generics::augment(omit, data = aq), "`data` must have the 111 rows the model was fitted to, not 153")
 })
+
+test_that("augment(newdata = ) adds predictions to new data, as broom does for lm()", {
+  skip_if_not_installed("generics")
+  fit <- rlsc(mpg ~ wt + hp, data = mtcars)
+  new <- mtcars[c(3, 9, 20), ]
+  au <- generics::augment(fit, newdata = new)
+  expect_identical(names(au), c(names(mtcars), ".fitted", ".resid"))
+  expect_identical(rownames(au), rownames(new))
+  ref <- ref_predict(ref_coef(as.matrix(mtcars[, c("wt", "hp")]), mtcars$mpg, lambda = fit$lambda_min),
+                     as.matrix(new[, c("wt", "hp")]))
+  expect_equal(au$.fitted, unname(drop(ref)), tolerance = 1e-9)
+  expect_equal(au$.resid, unname(new$mpg - drop(ref)), tolerance = 1e-9)
+  # without the response: predictions only
+  au <- generics::augment(fit, newdata = new[, c("wt", "hp")], lambda = "lambda_1se")
+  expect_identical(names(au), c("wt", "hp", ".fitted"))
+  expect_equal(au$.fitted, unname(predict(fit, new, lambda = "lambda_1se")))
+  # classification: decision values per class and the class
+  cl <- rlsc(Species ~ ., data = iris)
+  au <- generics::augment(cl, newdata = iris[c(1, 51, 101), ])
+  expect_identical(au$.class, unname(predict(cl, iris[c(1, 51, 101), ], type = "class")))
+  expect_equal(unname(as.matrix(au[, paste0(".fitted_", levels(iris$Species))])),
+               unname(predict(cl, iris[c(1, 51, 101), ])))
+  # matrix fits take matrix new data
+  mx <- rlsc(as.matrix(mtcars[, c("wt", "hp")]), mtcars$mpg)
+  au <- generics::augment(mx, newdata = as.matrix(new[, c("hp", "wt")]))
+  expect_equal(au$.fitted, unname(predict(mx, new)))
+  expect_error(generics::augment(fit, data = mtcars, newdata = new),
+               "^`data` and `newdata` must not both be given; `newdata` is augmented$")
+})
+
+test_that("the tidiers and autoplot() are documented as S3 methods, not as callable functions", {
+  for (page in c("rlsc_tidiers", "autoplot.rlsc")) {
+    txt <- rd_text(page)
+    skip_if(is.null(txt), "no help page to read")
+    expect_false(grepl("(tidy|glance|augment|autoplot)\\.rlsc\\(", txt), label = page)
+  }
+  expect_match(rd_text("rlsc_tidiers"), "## S3 method for class rlsc tidy(x, ...)", fixed = TRUE)
+  expect_match(rd_text("rlsc_tidiers"), "augment(x, data = x$model, newdata = NULL, lambda = x$lambda_min, ...)", fixed = TRUE)
+  expect_match(rd_text("autoplot.rlsc"), "## S3 method for class rlsc autoplot(object, ...)", fixed = TRUE)
+})

@@ -1,0 +1,108 @@
+# Exact K-fold cross-validation against refits on the training folds.
+
+test_that("primal K-fold equals refits on the training folds, with weights and unequal folds", {
+  d <- make_data(45, 4, ntarget = 2, seed = 301)
+  w <- runif(45, 0.3, 2)
+  folds <- c(rep(1:4, length.out = 44), 5)   # unequal sizes, fold 5 of one row
+  lambda <- c(30, 3, 0.3)
+  for (icpt in c(TRUE, FALSE)) {
+    fit <- rlsc_short(d$x, d$y, weights = w, foldid = folds, lambda = lambda, intercept = icpt)
+    expect_identical(fit$cv, 5L)
+    ref <- ref_kfold(d$y, w, folds, lambda, function(train, held, l) {
+      ref_predict(ref_coef(d$x[train, ], d$y[train, ], w[train], l, icpt), d$x[held, , drop = FALSE], icpt)
+    })
+    expect_equal(fit$cvm, ref$cvm, tolerance = 1e-8)
+    expect_equal(fit$cvsd, ref$cvsd, tolerance = 1e-8)
+    expect_identical(fit$lambda_min, lambda[which.min(ref$cvm)])
+    # the model itself is the full-data fit
+    ref_cf <- ref_coef(d$x, d$y, w, 3, icpt)
+    if (!icpt) ref_cf <- rbind(0, ref_cf)
+    expect_equal(unname(coef(fit, 3)), unname(ref_cf), tolerance = 1e-9)
+  }
+})
+
+test_that("dual and kernel K-fold equal refits of the training folds", {
+  d <- make_data(24, 40, seed = 302)
+  w <- runif(24, 0.5, 1.5)
+  folds <- rep(1:4, 6)
+  lambda <- c(50, 5, 0.5)
+  fit <- rlsc_short(d$x, d$y, weights = w, foldid = folds, lambda = lambda)
+  expect_identical(fit$mode, "dual")
+  ref <- ref_kfold(d$y, w, folds, lambda, function(train, held, l) {
+    ref_predict(ref_coef(d$x[train, ], d$y[train], w[train], l), d$x[held, , drop = FALSE])
+  })
+  expect_equal(fit$cvm, ref$cvm, tolerance = 1e-8)
+  s <- sine_data(30, 303)
+  k <- ref_rbf(s$x, sigma = 0.8)
+  kf <- rlsc_short(s$x, s$y, kernel = kernel_rbf(0.8), foldid = rep(1:3, 10), lambda = c(1, 0.1, 0.01))
+  refk <- ref_kfold(s$y, rep(1, 30), rep(1:3, 10), kf$lambda, function(train, held, l) {
+    sol <- ref_bordered(k[train, train], s$y[train], lambda = l)
+    ref_kernel_predict(sol, k[held, train, drop = FALSE])
+  })
+  expect_equal(kf$cvm, refk$cvm, tolerance = 1e-8)
+  expect_equal(kf$cvsd, refk$cvsd, tolerance = 1e-8)
+})
+
+test_that("K-fold classification: misclassification per fold, multiclass", {
+  x <- as.matrix(iris[, 1:4])
+  folds <- rep(1:5, 30)
+  lambda <- c(10, 1, 0.1)
+  fit <- rlsc_short(x, iris$Species, foldid = folds, lambda = lambda)
+  expect_identical(fit$criterion, "misclass")
+  code <- ref_code(iris$Species)
+  pred <- function(train, held, l) ref_predict(ref_coef(x[train, ], code[train, ], lambda = l), x[held, , drop = FALSE])
+  ref <- ref_kfold(code, rep(1, 150), folds, lambda, pred, loss = function(y, p) {
+    as.numeric(max.col(p, "first") != max.col(y, "first"))
+  })
+  expect_equal(fit$cvm, ref$cvm, tolerance = 1e-12)
+  expect_equal(fit$path$mse, ref_kfold(code, rep(1, 150), folds, lambda, pred)$cvm, tolerance = 1e-8)
+})
+
+test_that("cv = K draws folds reproducibly under set.seed(); chunked K-fold equals in memory", {
+  d <- make_data(50, 3, seed = 304)
+  set.seed(9)
+  a <- rlsc_short(d$x, d$y, cv = 5)
+  set.seed(9)
+  b <- rlsc_short(d$x, d$y, cv = 5)
+  expect_identical(a$path, b$path)
+  expect_identical(sort(tabulate(a$foldid)), rep(10L, 5))
+  # chunks: the rows of each chunk take the folds in turn, or read() gives them
+  folds <- as.integer((seq_len(50) - 1) %% 5 + 1)
+  src <- chunk_source(1L, function(i) list(x = d$x, y = d$y))
+  expect_same_fit(rlsc_short(src, cv = 5), rlsc_short(d$x, d$y, foldid = folds))
+  w <- runif(50)
+  given <- chunk_source(split(seq_len(50), rep(1:3, length.out = 50)), function(idx) {
+    list(x = d$x[idx, ], y = d$y[idx], weights = w[idx], foldid = folds[idx])
+  })
+  expect_same_fit(rlsc_short(given, cv = 5), rlsc_short(d$x, d$y, weights = w, foldid = folds))
+})
+
+test_that("GCV equals MASS::lm.ridge's GCV with unit weights", {
+  skip_if_not_installed("MASS")
+  lambda <- c(20, 5, 1, 0.2)
+  fit <- rlsc_short(mpg ~ ., data = mtcars, cv = "gcv", standardize = TRUE, lambda = lambda)
+  ref <- MASS::lm.ridge(mpg ~ ., data = mtcars, lambda = lambda)
+  expect_identical(fit$criterion, "gcv")
+  expect_equal(fit$cvm, unname(ref$GCV), tolerance = 1e-10)
+  expect_identical(fit$lambda_min, lambda[which.min(ref$GCV)])
+  expect_identical(fit$lambda_1se, fit$lambda_min)   # no standard error
+  expect_output(print(fit), "Generalized cross-validation")
+  # chunked GCV is the same
+  src <- chunk_source(split(mtcars, rep(1:3, length.out = 32)), identity)
+  expect_equal(rlsc_short(mpg ~ ., data = src, cv = "gcv", standardize = TRUE, lambda = lambda)$cvm,
+               fit$cvm, tolerance = 1e-10)
+})
+
+test_that("bad cv and foldid are errors naming the argument", {
+  d <- make_data(20, 2, seed = 305)
+  expect_error(rlsc(d$x, d$y, cv = "kfold"), "`cv` must be \"loo\", \"gcv\" or a whole number of folds from 2 to 20, not kfold")
+  expect_error(rlsc(d$x, d$y, cv = 1), "`cv` must be .* from 2 to 20, not 1")
+  expect_error(rlsc(d$x, d$y, cv = 21), "not 21")
+  expect_error(rlsc(d$x, d$y, cv = 2.5), "not 2.5")
+  expect_error(rlsc(d$x, d$y, foldid = 1:19), "`foldid` must be a vector of fold labels, one per row \\(20\\), not of length 19")
+  expect_error(rlsc(d$x, d$y, foldid = c(NA, rep(1:2, length.out = 19))), "`foldid` must not contain NA values")
+  expect_error(rlsc(d$x, d$y, foldid = rep(3, 20)), "`foldid` must have at least 2 folds, not 1")
+  expect_error(rlsc(d$x, d$y, cv = "gcv", criterion = "mae"), "`cv` = \"gcv\" is a criterion of its own")
+  expect_error(rlsc(d$x, d$y, foldid = c(1, 1, rep(2, 18)), weights = c(1, 1, rep(0, 18))),
+               "fold 1 leaves 0")
+})
