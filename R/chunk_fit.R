@@ -99,17 +99,13 @@ first_chunk <- function(src) {
 # with the engine of the other folds (kfold.R).
 fit_chunks <- function(src, template, call, lambda, nlambda, intercept, criterion,
                        standardize, cv, penalty_factor = NULL) {
-  nlambda <- check_count(nlambda, "nlambda")
-  lambda <- check_lambda(lambda)
-  resp <- list(y = template$y0, type = template$type, classes = template$classes,
-               multi = template$multi)
-  cv <- check_chunk_cv(cv)
-  crit <- check_per_response(FALSE, check_criterion(criterion, resp, cv$type), resp)
-  if (needs_values(crit)) {
-    stop_arg("`criterion` = \"", crit$name, "\" needs every row's predictions at once: ",
-             "not available for a chunk source")
-  }
-  standardize <- check_flag(standardize, "standardize")
+  args <- check_chunked_args(template, lambda, nlambda, criterion, cv, standardize)
+  nlambda <- args$nlambda
+  lambda <- args$lambda
+  resp <- args$resp
+  cv <- args$cv
+  crit <- args$crit
+  standardize <- args$standardize
   mom <- map_chunks(src, chunk_moments, merge_moments, template = template,
                     intercept = intercept, nfold = cv$K, what = "reading (pass 1)")
   if (!is.null(cv$K)) mom <- c(Reduce(merge_moments, mom$folds), mom[c("n", "npos", "chunk_sumw", "folds")])
@@ -154,6 +150,23 @@ fit_chunks <- function(src, template, call, lambda, nlambda, intercept, criterio
                   npos = sum(mom$npos), cv = cv)
   check_boundary(fit, eng, table_at)
   fit
+}
+
+# The arguments every fit of a chunk source checks (fit_chunks(), and
+# chunked_features() of feature_fit.R), and the response as the template has it.
+check_chunked_args <- function(template, lambda, nlambda, criterion, cv, standardize) {
+  nlambda <- check_count(nlambda, "nlambda")
+  lambda <- check_lambda(lambda)
+  resp <- list(y = template$y0, type = template$type, classes = template$classes,
+               multi = template$multi)
+  cv <- check_chunk_cv(cv)
+  crit <- check_per_response(FALSE, check_criterion(criterion, resp, cv$type), resp)
+  if (needs_values(crit)) {
+    stop_arg("`criterion` = \"", crit$name, "\" needs every row's predictions at once: ",
+             "not available for a chunk source")
+  }
+  list(nlambda = nlambda, lambda = lambda, resp = resp, cv = cv, crit = crit,
+       standardize = check_flag(standardize, "standardize"))
 }
 
 # `cv` of a chunk source: "loo", "gcv" or K folds, a row's fold coming from

@@ -51,31 +51,20 @@ memory_source <- function(x, y, weights, folds, chunk_rows) {
 # interfaces: the template is built (and the levels scanned) by the caller.
 chunked_features <- function(src, template, call, lambda, nlambda, intercept, criterion,
                              standardize, cv, penalty_factor, kernel) {
-  nlambda <- check_count(nlambda, "nlambda")
-  lambda <- check_lambda(lambda)
-  resp <- list(y = template$y0, type = template$type, classes = template$classes,
-               multi = template$multi)
-  cv <- check_chunk_cv(cv)
-  crit <- check_per_response(FALSE, check_criterion(criterion, resp, cv$type), resp)
-  if (needs_values(crit)) {
-    stop_arg("`criterion` = \"", crit$name, "\" needs every row's predictions at once: ",
-             "not available for a chunk source")
-  }
+  a <- check_chunked_args(template, lambda, nlambda, criterion, cv, standardize)
   check_penalty_factor(penalty_factor, NULL, kernel)
-  standardize <- check_flag(standardize, "standardize")
   d <- length(template$xnames)
   draw <- draw_frequencies(kernel, d)
   size <- max(if (kernel$name == "nystrom" && is.null(kernel$landmarks)) kernel$m,
               if (identical(kernel$landmarks, "kmeans")) 10 * kernel$m,
               if (needs_sigma(kernel)) 1000, 0)
-  landmarks <- NULL
-  if (size > 0 || standardize) {
+  if (size > 0 || a$standardize) {
     first <- map_chunks(src, chunk_sample, merge_samples, template = template,
                         intercept = intercept, size = size,
-                        seed = sample.int(.Machine$integer.max %/% 2L, 1L), moments = standardize,
+                        seed = sample.int(.Machine$integer.max %/% 2L, 1L), moments = a$standardize,
                         what = "sampling")
     check_counts(sum(first$n), first$npos)
-    if (standardize) {
+    if (a$standardize) {
       template$scale <- stats::setNames(scale_from_moments(first$mom, intercept), template$xnames)
     }
     picked <- first$x
@@ -87,12 +76,13 @@ chunked_features <- function(src, template, call, lambda, nlambda, intercept, cr
   } else {
     landmarks <- choose_landmarks(kernel, NULL, Inf, template$xnames)
   }
-  found <- search_features(src, template, resp, lambda, nlambda, intercept, crit, cv, kernel,
-                           landmarks, draw)
+  found <- search_features(src, template, a$resp, a$lambda, a$nlambda, intercept, a$crit, a$cv,
+                           kernel, landmarks, draw)
   x0 <- matrix(0, 0, d, dimnames = if (template$named) list(NULL, template$xnames))
-  fit <- new_rlsc(call, found$engine, found$path, crit, resp, weights = NULL,
+  fit <- new_rlsc(call, found$engine, found$path, a$crit, a$resp, weights = NULL,
                   intercept = intercept, mode = "chunked", x = x0, scale = template$scale,
-                  kernel = found$kernel, nobs = found$counts$n, npos = found$counts$npos, cv = cv)
+                  kernel = found$kernel, nobs = found$counts$n, npos = found$counts$npos,
+                  cv = a$cv)
   structure(fit, class = c("rlsc_features_fit", class(fit)))
 }
 
