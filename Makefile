@@ -16,7 +16,7 @@ SYS_DEPS := pandoc qpdf
 CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
              _R_CHECK_SYSTEM_CLOCK_=false NOT_CRAN=true
 
-.PHONY: deps install demo test unit check valgrind bench bench-kernel bench-scale docs clean
+.PHONY: deps install demo test unit check valgrind bench bench-kernel bench-scale bench-kfold docs clean
 
 deps:
 	@if ! command -v pandoc >/dev/null || ! command -v qpdf >/dev/null || \
@@ -75,6 +75,10 @@ bench: install
 # about 25 minutes: 5 RBF widths x 100 lambdas at n = 2000, against eigen(), kernlab, KRLS
 bench-kernel: install
 	$(RSCRIPT) bench/kernel.R
+
+# exact 10-fold CV against cv.glmnet and scikit-learn (about 15 minutes)
+bench-kfold: install
+	$(RSCRIPT) bench/kfold.R
 
 # about 25 minutes and 8 GB of disk (bench/cache): chunked fits of n = 2e7, d = 50
 bench-scale: install

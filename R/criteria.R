@@ -46,7 +46,7 @@ criteria_columns <- function(stat, classify, nt, crit) {
   cols[c("misclass", "misclass_se")] <- if (classify) stat(3L) else list(NA_real_, NA_real_)
   if (isTRUE(crit$per_response)) {
     for (t in seq_len(nt)) {
-      cols[paste0(c("mse_", "mse_se_"), crit$responses[t])] <- stat(4L + t)
+      cols[paste0("mse_", crit$responses[t], c("", "_se"))] <- stat(4L + t)
     }
   }
   cols

@@ -49,7 +49,7 @@ select_lambda <- function(cvm, cvsd, tiebreak = NULL, maximize = FALSE) {
 select_fit <- function(path, crit) {
   if (isTRUE(crit$per_response)) {
     sel <- lapply(crit$responses, function(r) {
-      select_lambda(path[[paste0("mse_", r)]], path[[paste0("mse_se_", r)]])
+      select_lambda(path[[paste0("mse_", r)]], path[[paste0("mse_", r, "_se")]])
     })
     pick <- function(k) stats::setNames(vapply(sel, `[[`, 1L, k), crit$responses)
     return(list(index_min = pick("index_min"), index_1se = pick("index_1se")))

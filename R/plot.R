@@ -48,6 +48,12 @@ plot.rlsc <- function(x, type = c("criterion", "coef"), response = 1L,
   validate_rlsc(x)
   type <- match.arg(type)
   if (type == "coef") return(plot_coef(x, response, xlab, ylab, main, ...))
+  if (x$per_response) {   # one curve per response column, each with its own lambdas
+    responses <- names(x$index_min)
+    curves <- lapply(paste0("mse_", responses), criterion_curve, path = x$path)
+    draw_criterion(x, curves, 1L, responses, xlab, ylab, main, ...)
+    return(invisible(x))
+  }
   curve <- criterion_curve(x$path, x$criterion)
   draw_criterion(x, list(curve), 1L, NULL, xlab, ylab, main, ...)
   invisible(x)

@@ -74,7 +74,11 @@ print.summary.rlsc <- function(x, digits = max(3L, getOption("digits") - 3L), ma
   cat("\nCall:  ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
   cat(sprintf("n = %d, d = %d, %s form; criterion: %s\n\n", x$nobs, x$nvars,
               x$mode, criterion_label(x$criterion, x$cv)))
-  cat("Leave-one-out path around the minimum:\n")
+  cat(if (is.numeric(x$cv)) sprintf("%d-fold cross-validation", x$cv) else if (identical(x$cv, "gcv")) {
+    "Generalized cross-validation"
+  } else {
+    "Leave-one-out"
+  }, " path around the minimum:\n", sep = "")
   print(x$table, digits = digits, row.names = FALSE)
   if (!is.null(x$kernel)) cat("\nKernel chosen by leave-one-out:", x$kernel, "\n")
   cf <- x$coefficients
