@@ -21,6 +21,10 @@ rlsc.rlsc_chunks <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRU
   first <- first_chunk(x)
   template <- matrix_template(first, x$levels)
   template <- scan_levels(x, template)
+  if (inherits(kernel, "rlsc_features")) {
+    return(chunked_features(x, template, call, lambda, nlambda, intercept, criterion,
+                            standardize, cv, penalty_factor, kernel))
+  }
   fit_chunks(x, template, call, lambda, nlambda, intercept, criterion, standardize, cv,
              penalty_factor)
 }
@@ -44,8 +48,14 @@ chunked_formula <- function(formula, src, weights, na.action, contrasts, call, l
       stop_chunk(1L, src$chunks[[1L]], conditionMessage(e), " (levels the pre-scan did not see)")
     })
   template$xnames <- colnames(x1)
-  fit <- fit_chunks(src, template, call, lambda, nlambda, attr(template$terms, "intercept") == 1L,
-                    criterion, standardize, cv, penalty_factor)
+  intercept <- attr(template$terms, "intercept") == 1L
+  fit <- if (inherits(kernel, "rlsc_features")) {
+    chunked_features(src, template, call, lambda, nlambda, intercept, criterion, standardize,
+                     cv, penalty_factor, kernel)
+  } else {
+    fit_chunks(src, template, call, lambda, nlambda, intercept, criterion, standardize, cv,
+               penalty_factor)
+  }
   fit$terms <- template$terms
   environment(fit$terms) <- environment(formula)
   fit$xlevels <- template$xlev
@@ -53,10 +63,15 @@ chunked_formula <- function(formula, src, weights, na.action, contrasts, call, l
   fit
 }
 
+# The kernels a chunk source can be fitted with: the linear one, and the
+# Nystrom and random-feature kernels (feature_fit.R), whose features are
+# computed chunk by chunk.
 check_linear_kernel <- function(kernel) {
+  if (inherits(kernel, "rlsc_features")) return(invisible())
   if (!identical(kernel, "linear") && !identical(kernel, kernel_linear())) {
     stop_arg("a kernel fit needs all rows at once (its n x n kernel matrix): it cannot be ",
-             "fitted from chunks; use the linear kernel, or a data set that fits in memory")
+             "fitted from chunks; use the linear kernel, nystrom() or random_features(), or a ",
+             "data set that fits in memory")
   }
 }
 
@@ -84,17 +99,13 @@ first_chunk <- function(src) {
 # with the engine of the other folds (kfold.R).
 fit_chunks <- function(src, template, call, lambda, nlambda, intercept, criterion,
                        standardize, cv, penalty_factor = NULL) {
-  nlambda <- check_count(nlambda, "nlambda")
-  lambda <- check_lambda(lambda)
-  resp <- list(y = template$y0, type = template$type, classes = template$classes,
-               multi = template$multi)
-  cv <- check_chunk_cv(cv)
-  crit <- check_per_response(FALSE, check_criterion(criterion, resp, cv$type), resp)
-  if (needs_values(crit)) {
-    stop_arg("`criterion` = \"", crit$name, "\" needs every row's predictions at once: ",
-             "not available for a chunk source")
-  }
-  standardize <- check_flag(standardize, "standardize")
+  args <- check_chunked_args(template, lambda, nlambda, criterion, cv, standardize)
+  nlambda <- args$nlambda
+  lambda <- args$lambda
+  resp <- args$resp
+  cv <- args$cv
+  crit <- args$crit
+  standardize <- args$standardize
   mom <- map_chunks(src, chunk_moments, merge_moments, template = template,
                     intercept = intercept, nfold = cv$K, what = "reading (pass 1)")
   if (!is.null(cv$K)) {
@@ -141,6 +152,23 @@ fit_chunks <- function(src, template, call, lambda, nlambda, intercept, criterio
                   npos = sum(mom$npos), cv = cv)
   check_boundary(fit, eng, table_at)
   fit
+}
+
+# The arguments every fit of a chunk source checks (fit_chunks(), and
+# chunked_features() of feature_fit.R), and the response as the template has it.
+check_chunked_args <- function(template, lambda, nlambda, criterion, cv, standardize) {
+  nlambda <- check_count(nlambda, "nlambda")
+  lambda <- check_lambda(lambda)
+  resp <- list(y = template$y0, type = template$type, classes = template$classes,
+               multi = template$multi)
+  cv <- check_chunk_cv(cv)
+  crit <- check_per_response(FALSE, check_criterion(criterion, resp, cv$type), resp)
+  if (needs_values(crit)) {
+    stop_arg("`criterion` = \"", crit$name, "\" needs every row's predictions at once: ",
+             "not available for a chunk source")
+  }
+  list(nlambda = nlambda, lambda = lambda, resp = resp, cv = cv, crit = crit,
+       standardize = check_flag(standardize, "standardize"))
 }
 
 # `cv` of a chunk source: "loo", "gcv" or K folds, a row's fold coming from
@@ -352,7 +380,7 @@ bind_rows3 <- function(parts) {
 predict_chunks <- function(object, src, lambda) {
   l <- lambda_value(object, lambda)
   keep <- c("path", "criterion", "lambda_min", "lambda_1se", "terms", "xlevels", "contrasts",
-            "nvars", "xnames", "scale", "kernel", "nobs", "type", "classes")
+            "nvars", "xnames", "scale", "kernel", "features", "nobs", "type", "classes")
   slim <- structure(c(unclass(object)[intersect(keep, names(object))],
                       list(engine = engine_at(object$engine, l), y = object$y[0L, , drop = FALSE])),
                     class = class(object))

@@ -78,11 +78,13 @@ merge_levels <- function(a, b) {
   out
 }
 
-# The engine's x (n x d, scaled by template$scale), y (n x T) and weights of
-# one chunk, checked against the template.
+# The engine's x (n x d, scaled by template$scale, then mapped by the feature
+# map template$features of a Nystrom or random-feature kernel, features.R),
+# y (n x T) and weights of one chunk, checked against the template.
 chunk_rows <- function(data, template) {
   rows <- if (template$kind == "matrix") matrix_rows(data, template) else formula_rows(data, template)
   if (!is.null(template$scale)) rows$x <- scale_columns(rows$x, template$scale)
+  if (!is.null(template$features)) rows$x <- feature_rows(template$features, rows$x)
   rows
 }
 

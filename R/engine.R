@@ -152,6 +152,7 @@ loss_powers <- function(nt) c(2, 1, 0, 2, rep(2, nt))
 
 # A power of two near max |y|: dividing by it is exact.
 loss_unit <- function(y) {
+  if (!length(y)) return(1)
   top <- max_abs(y)
   if (!is.finite(top) || top == 0) return(1)
   2^floor(log2(top))

@@ -105,7 +105,8 @@ validate_rlsc <- function(fit) {
   if (!is.null(cross[["x"]]) && ncol(cross[["x"]]) != fit$nvars) {
     bad("its engine's training rows must have `nvars` = ", fit$nvars, " columns")
   }
-  if (!is.null(eng[["v"]]) && nrow(eng[["v"]]) != fit$nvars) {
+  # (a feature fit's engine works on its m features, not on the columns of x)
+  if (!is.null(eng[["v"]]) && !inherits(fit$kernel, "rlsc_features") && nrow(eng[["v"]]) != fit$nvars) {
     bad("its engine's eigenvectors must have `nvars` = ", fit$nvars, " rows")
   }
   fit

@@ -2,13 +2,21 @@
 # kernel setting is one dual engine (dual.R) and one LOO path over its lambda
 # grid; the best setting's engine is kept (keep_eigen = TRUE) or, by default,
 # its snapshot at every lambda of its grid (snapshot.R).  The fit itself is
-# built by new_rlsc(), with class "rlsc_kernel_fit".
+# built by new_rlsc(), with class "rlsc_kernel_fit".  `engine_of(kern)` builds
+# the engine of one setting and `table_of(eng, kern, lambda)` its validation
+# table: by default the dual engine of the kernel on `x` and its LOO or K-fold
+# table; Nystrom and random-feature kernels pass the primal engine of their
+# features and its table (feature_fit.R).
 
 fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, crit, cv, kernel,
-                       keep_eigen) {
+                       keep_eigen, engine_of = NULL, table_of = NULL) {
   pos <- weights > 0
   if (kernel$name == "rbf" && is.null(kernel$params$sigma)) {
     kernel$params$sigma <- median_heuristic(x[pos, , drop = FALSE])
+  }
+  engine_of <- engine_of %||% function(kern) dual_engine(kern, x, resp$y, weights, intercept)
+  table_of <- table_of %||% function(eng, kern, lam) {
+    validation_table(eng, x, resp, weights, intercept, lam, crit, cv, kern)
   }
   settings <- expand_kernel(kernel)
   nk <- length(settings$kernels)
@@ -20,10 +28,10 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, crit, cv, k
   best <- NULL
   for (j in seq_len(nk)) {
     kern <- settings$kernels[[j]]
-    eng <- dual_engine(kern, x, resp$y, weights, intercept)
+    eng <- engine_of(kern)
     if (is.null(lambda)) check_spectrum_range(eng$values, "the weighted centered kernel")
     lam <- lambda %||% default_lambda(eng$values, nlambda, least_squares_ok(eng, resp$y))
-    tab <- validation_table(eng, x, resp, weights, intercept, lam, crit, cv, kern)
+    tab <- table_of(eng, kern, lam)
     tables[[j]] <- tab
     value <- tab[[crit$name]] * if (crit$maximize) -1 else 1
     if (any(!is.na(value))) {
@@ -36,7 +44,7 @@ fit_kernel <- function(x, resp, weights, lambda, nlambda, intercept, crit, cv, k
                      beyond = if (cv$type == "kfold") {
                        if (lam[sel$index_min] > 0) NA
                      } else {
-                       beyond_grid(eng, function(l) loo_table(eng, resp, l, crit), crit$name,
+                       beyond_grid(eng, function(l) table_of(eng, kern, l), crit$name,
                                    crit$maximize, lam, sel$index_min)
                      },
                      engine = if (keep_eigen) eng else new_snapshot(eng, resp$y, lam))

@@ -148,6 +148,10 @@ kernel_matrix <- function(kernel, x, z = NULL) {
   if (!inherits(kernel, "rlsc_kernel")) {
     stop_arg("`kernel` must be a kernel such as kernel_rbf(1), not ", describe(kernel))
   }
+  if (inherits(kernel, "rlsc_features")) {
+    stop_arg("`kernel` must be an exact kernel such as kernel_rbf(1), not ", format(kernel),
+             ": its features are built from the data when fitting")
+  }
   if (kernel$name == "rbf" && is.null(kernel$params$sigma)) {
     stop_arg("`kernel` must have a value of `sigma`; the median heuristic applies when fitting")
   }
@@ -233,7 +237,8 @@ expand_kernel <- function(kernel) {
   if (!length(kernel$params)) return(list(kernels = list(kernel), grid = NULL))
   grid <- expand.grid(kernel$params, KEEP.OUT.ATTRS = FALSE, stringsAsFactors = FALSE)
   kernels <- lapply(seq_len(nrow(grid)), function(i) {
-    new_kernel(kernel$name, as.list(grid[i, , drop = FALSE]), kernel$fun)
+    kernel$params <- as.list(grid[i, , drop = FALSE])   # other fields (features.R) kept
+    kernel
   })
   list(kernels = kernels, grid = grid)
 }

@@ -179,6 +179,7 @@ prepare_design <- function(object, x) {
              ncol(x))
   }
   if (!is.null(object$scale)) x <- scale_columns(x, object$scale)
+  if (!is.null(object$features)) x <- feature_rows(object$features, x)
   if (!is.null(object$kernel) && is_sparse(x)) x <- as.matrix(x)
   x
 }

@@ -115,10 +115,16 @@
 #'   `rlsc_kernel_fit`) have the methods of linear ones, with dual
 #'   coefficients (see [coef.rlsc()]). With several settings in an interactive
 #'   session a progress bar (package cli) appears when the work takes more than
-#'   about two seconds; `options(rlsc.progress = FALSE)` turns it off.
+#'   about two seconds; `options(rlsc.progress = FALSE)` turns it off. For
+#'   large \eqn{n}, [nystrom()] and [random_features()] approximate a kernel by
+#'   \eqn{m} features and fit them in the primal form (exact LOO for the model
+#'   on the features, one \eqn{m \times m} eigendecomposition per setting,
+#'   any \eqn{\lambda} served, `keep_eigen` not needed); they also fit chunk
+#'   sources.
 #' @param mode `"auto"` (primal when there are at least as many observations
 #'   with positive weight as columns, dual otherwise), `"primal"` or `"dual"`.
-#'   Both give the same results up to rounding. Kernel fits are always dual.
+#'   Both give the same results up to rounding. Kernel fits are always dual,
+#'   Nyström and random-feature fits primal.
 #' @param standardize whether to divide the columns of `x` by their weighted
 #'   standard deviations (normalized by the sum of the weights; about zero
 #'   without an intercept) before fitting, so that the penalty treats all
@@ -223,6 +229,14 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
     x <- scale_columns(x, shrink)
   }
   free <- which(pf == 0)
+  if (inherits(kernel, "rlsc_features")) {
+    if (mode == "dual") {
+      stop_arg("`mode` = \"dual\" does not apply to ", kernel$name, "() kernels: their fit is ",
+               "the primal form, a ridge regression on the features")
+    }
+    return(fit_features(call, x, resp, weights, lambda, nlambda, intercept, crit, cv, kernel,
+                        scale))
+  }
   if (!is.null(kernel)) {
     if (mode == "primal") stop_arg("`mode` = \"primal\" needs the linear kernel; kernel fits are dual")
     if (is_sparse(x)) x <- as.matrix(x)   # kernel matrices are dense anyway

@@ -29,20 +29,7 @@ time_pair <- function(f, g, reps) {
   apply(sec, 1L, median)
 }
 
-# KRLS from a private library: the one already there, or CRAN into a
-# temporary library; NULL when neither works (no network, no compiler).
-krls_available <- function() {
-  if (requireNamespace("KRLS", quietly = TRUE)) return(TRUE)
-  lib <- file.path(tempdir(), "lib-krls")
-  dir.create(lib, showWarnings = FALSE)
-  ok <- tryCatch({
-    suppressWarnings(utils::install.packages("KRLS", lib = lib, quiet = TRUE,
-                                             repos = "https://cloud.r-project.org"))
-    requireNamespace("KRLS", lib.loc = lib, quietly = TRUE)
-  }, error = function(e) FALSE)
-  if (ok) .libPaths(c(lib, .libPaths()))
-  ok
-}
+source(file.path("bench", "krls.R"))   # krls_available()
 
 set.seed(2000)
 n <- 2000
