@@ -136,7 +136,7 @@ engine_path.rlsc_engine <- function(eng, y, lambda, classify = FALSE, keep = FAL
     if (!length(rows)) next
     g <- (if (direct) eng$g else eng$g / sqrt(eng$values)) / unit
     part <- .Call(C_rlsc_loo_path, eng$basis, eng$values, g, eng$q, eng$r0 / unit, y / unit,
-                  eng$w, eng$w, rows, lambda, !direct, classify, keep)
+                  eng$w, eng$w, rows, lambda, !direct, classify, keep, thread_count(), NULL)
     part$npos <- sum(eng$w[rows] > 0)
     out <- merge_path(out, part, rows, nrow(eng$basis))
   }
