@@ -168,8 +168,18 @@ dual_cross <- function(eng, newx) {
 # s o U (z / (Lambda + lambda)), z = g / sqrt(Lambda).  Rows kept in the direct
 # form hold B = U sqrt(Lambda) / s in the basis instead of U.
 dual_coefficients <- function(eng, lambda) {
-  a <- eng$g / sqrt(eng$values) * spectral_filter(eng$values, lambda)
-  sqrt(eng$w[eng$rows]) * (dual_u(eng) %*% a)
+  matrix(dual_coefficient_path(eng, lambda), ncol = ncol(eng$g))
+}
+
+# The same at every lambda of a grid (m x T x L), in one product with U.
+dual_coefficient_path <- function(eng, lambda) {
+  nt <- ncol(eng$g)
+  nl <- length(lambda)
+  filt <- matrix(vapply(lambda, function(l) spectral_filter(eng$values, l), eng$values),
+                 length(eng$values), nl)
+  a <- (eng$g / sqrt(eng$values))[, rep(seq_len(nt), nl), drop = FALSE] *
+    filt[, rep(seq_len(nl), each = nt), drop = FALSE]
+  array(sqrt(eng$w[eng$rows]) * (dual_u(eng) %*% a), c(length(eng$rows), nt, nl))
 }
 
 # U over the rows of positive weight; rows kept in the direct form hold
