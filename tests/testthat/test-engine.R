@@ -181,3 +181,37 @@ test_that("fitting and predicting never modify their inputs", {
   expect_identical(x, shared)
 })
 
+
+# The eigendecomposition (src/eigen.c) runs dsyevr's steps itself: its
+# vectors must be as orthogonal, and its residuals as small, as LAPACK's, on
+# spectra that are spread, graded over many decades, clustered or repeated,
+# at sizes around its panels of 32 columns and pieces of 64 vectors.
+test_that("the eigendecomposition is orthogonal with small residuals, its values eigen()'s", {
+  eig <- function(s) .Call(getFromNamespace("C_rlsc_eigen", "rlsc"), s, 2L)
+  rotate <- function(values) {
+    q <- qr.Q(qr(matrix(rnorm(length(values)^2), length(values))))
+    q %*% (values * t(q))
+  }
+  set.seed(134)
+  cases <- list(
+    wishart_33 = crossprod(matrix(rnorm(36 * 33), 36)),
+    wishart_65 = crossprod(matrix(rnorm(70 * 65), 70)),
+    rank_deficient = crossprod(matrix(rnorm(40 * 130), 40)),
+    graded = rotate(10^seq(0, -14, length.out = 97)),
+    clustered = rotate(c(rep(1, 50), 1 + 1e-12 * (1:40), rep(1e-3, 40), 0)),
+    scaled = crossprod(matrix(rnorm(60 * 50), 60)) * 1e-200,
+    wishart_450 = crossprod(matrix(rnorm(460 * 450), 460)))
+  for (name in names(cases)) {
+    s <- cases[[name]]
+    s <- (s + t(s)) / 2
+    n <- nrow(s)
+    e <- eig(s)
+    top <- max(abs(e$values))
+    expect_true(all(diff(e$values) <= 0), info = name)
+    expect_lt(max(abs(crossprod(e$vectors) - diag(n))), max(1e-13, n * 1e-14), label = name)
+    expect_lt(max(abs(s %*% e$vectors - e$vectors %*% (e$values * diag(n)))) / top, 1e-13,
+              label = name)
+    expect_lt(max(abs(e$values - eigen(s, symmetric = TRUE, only.values = TRUE)$values)) / top,
+              1e-13, label = name)
+  }
+})
