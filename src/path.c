@@ -47,7 +47,7 @@ enum { LOSS_SQ, LOSS_ABS, LOSS_MIS, LOSS_FIT, NLOSS };
 /* What every block of rows reads (shared, read-only in the threads), and
    where the kept outputs go (rows of different blocks never overlap). */
 typedef struct {
-    int ntot, n, r, nt, nl, nstat, comp, cls, kp;
+    int ntot, n, r, nt, nl, nstat, comp, cls, kp, lc;
     const int *prow;
     const double *pb, *pq, *pr0, *py, *pw, *pom, *filt, *gall, *perp;
     double *omh, *fitted, *loo;
@@ -82,25 +82,28 @@ static void merge_summary(const double *sum, double *acc_w, double *acc_mean, do
     *acc_w = wn;
 }
 
-/* Doubles and ints of one thread's scratch for blocks of up to nb rows. */
+/* Doubles of one thread's scratch for blocks of up to nb rows. */
 static size_t block_doubles(const path_job *job, int nb)
 {
-    size_t per_row = 2 * (size_t) job->r + (size_t) job->nl * (job->nt + 1) + job->nstat + 7;
+    size_t per_row = 2 * (size_t) job->r + (size_t) job->lc * (job->nt + 1) + job->nstat + 7;
     return (size_t) nb * per_row + 1;
 }
 
 /* The rows i0 .. i0 + nb - 1 of `rows`: their losses at every lambda,
    summarized per lambda and loss in sum (3 x nl x nstat), the number of
    undefined LOO values per lambda in na (nl), the kept outputs written in
-   place.  No R API here: this runs in the threads. */
+   place.  The lambdas go lc at a time, so that the products' outputs for
+   them stay in cache with the block (and the filters times g, r x L x T,
+   are read once per block, not once per few rows).  No R API here: this runs
+   in the threads. */
 static void path_block(const path_job *job, int i0, int nb, double *scratch, int *iscratch,
                        double *sum, double *na)
 {
     int r = job->r, nt = job->nt, nl = job->nl, nstat = job->nstat, ntot = job->ntot;
-    int comp = job->comp, ilt = nl * nt;
+    int comp = job->comp, lc = job->lc;
     const int *prow = job->prow + i0;
     double *bb = scratch, *bsq = bb + (size_t) nb * r, *hb = bsq + (size_t) nb * r;
-    double *fb = hb + (size_t) nb * nl, *loss = fb + (size_t) nb * ilt;
+    double *fb = hb + (size_t) nb * lc, *loss = fb + (size_t) nb * lc * nt;
     double *wb = loss + (size_t) nb * nstat, *den = wb + nb, *rho = den + nb, *sq = rho + nb,
         *ab = sq + nb, *fit = ab + nb, *best = fit + nb;
     int *ok = iscratch, *ok_fit = ok + nb, *best_t = ok_fit + nb, *truth = best_t + nb;
@@ -116,28 +119,32 @@ static void path_block(const path_job *job, int i0, int nb, double *scratch, int
                 if (job->py[row + (size_t) ntot * t] > job->py[row + (size_t) ntot * truth[i]])
                     truth[i] = t;
     }
+    for (int k = 0; k < r; k++)
+        for (int i = 0; i < nb; i++) {
+            int row = prow[i] - 1;
+            double v = job->pb[row + (size_t) ntot * k];
+            bb[i + (size_t) nb * k] = v;
+            bsq[i + (size_t) nb * k] = (comp ? 1.0 : -job->pom[row]) * v * v;
+        }
     const double one = 1.0, zero = 0.0;
-    if (r > 0) {
-        for (int k = 0; k < r; k++)
-            for (int i = 0; i < nb; i++) {
-                int row = prow[i] - 1;
-                double v = job->pb[row + (size_t) ntot * k];
-                bb[i + (size_t) nb * k] = v;
-                bsq[i + (size_t) nb * k] = (comp ? 1.0 : -job->pom[row]) * v * v;
-            }
-        F77_CALL(dgemm)("N", "N", &nb, &nl, &r, &one, bsq, &nb, job->filt, &r,
-                        &zero, hb, &nb FCONE FCONE);
-        F77_CALL(dgemm)("N", "N", &nb, &ilt, &r, &one, bb, &nb, job->gall, &r,
-                        &zero, fb, &nb FCONE FCONE);
-    } else {
-        memset(hb, 0, sizeof(double) * (size_t) nb * nl);
-        memset(fb, 0, sizeof(double) * (size_t) nb * ilt);
-    }
     for (int l = 0; l < nl; l++) {
+        int lk = l % lc;   /* place of lambda l in its chunk */
+        if (lk == 0) {     /* the products for lambdas l .. l + lc - 1 */
+            int lcn = nl - l < lc ? nl - l : lc, ncol = lcn * nt;
+            if (r > 0) {
+                F77_CALL(dgemm)("N", "N", &nb, &lcn, &r, &one, bsq, &nb,
+                                job->filt + (size_t) r * l, &r, &zero, hb, &nb FCONE FCONE);
+                F77_CALL(dgemm)("N", "N", &nb, &ncol, &r, &one, bb, &nb,
+                                job->gall + (size_t) r * nt * l, &r, &zero, fb, &nb FCONE FCONE);
+            } else {
+                memset(hb, 0, sizeof(double) * (size_t) nb * lcn);
+                memset(fb, 0, sizeof(double) * (size_t) nb * ncol);
+            }
+        }
         na[l] = 0.0;
         for (int i = 0; i < nb; i++) {
             int row = prow[i] - 1;
-            den[i] = job->pq[row] + hb[i + (size_t) nb * l];
+            den[i] = job->pq[row] + hb[i + (size_t) nb * lk];
             double tol = !comp ? DIRECT_TOL : job->pq[row] > 0.0 ? DROPPED_TOL : 0.0;
             ok[i] = !(wb[i] > 0.0 && den[i] <= tol);
             if (!ok[i]) na[l] += 1.0;
@@ -146,7 +153,7 @@ static void path_block(const path_job *job, int i0, int nb, double *scratch, int
         }
         /* response by response, so that the rows run in the inner loop */
         for (int t = 0; t < nt; t++) {
-            const double *fl = fb + (size_t) nb * (l + (size_t) nl * t);
+            const double *fl = fb + (size_t) nb * (t + (size_t) nt * lk);
             double *lt = loss + (size_t) nb * (NLOSS + t);
             for (int i = 0; i < nb; i++) {
                 size_t it = (size_t) (prow[i] - 1) + (size_t) ntot * t;
@@ -228,7 +235,7 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
 
     const double *pv = REAL(values), *pg = REAL(g), *pl = REAL(lambda);
 
-    /* the filters phi_k(lambda_l) (r x L) and their products with g (r x L x T) */
+    /* the filters phi_k(lambda_l) (r x L) and their products with g (r x T x L) */
     size_t lt = (size_t) nl * nt;
     double *filt = (double *) R_alloc((size_t) r * nl + 1, sizeof(double));
     double *gall = (double *) R_alloc((size_t) r * lt + 1, sizeof(double));
@@ -238,10 +245,10 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
             filt[k + (size_t) r * l] = den > 0.0 ? (comp ? pl[l] : 1.0) / den : 0.0;
         }
     double sign = comp ? 1.0 : -1.0;
-    for (int t = 0; t < nt; t++)
-        for (int l = 0; l < nl; l++)
+    for (int l = 0; l < nl; l++)
+        for (int t = 0; t < nt; t++)
             for (int k = 0; k < r; k++)
-                gall[k + (size_t) r * (l + (size_t) nl * t)] =
+                gall[k + (size_t) r * (t + (size_t) nt * l)] =
                     sign * pg[k + (size_t) r * t] * filt[k + (size_t) r * l];
 
     SEXP omh = R_NilValue, fitted = R_NilValue, loo = R_NilValue;
@@ -264,15 +271,20 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
     memset(a2, 0, sizeof(double) * (size_t) nl * nstat);
     memset(pna, 0, sizeof(double) * (size_t) nl);
 
-    path_job job = {ntot, n, r, nt, nl, nstat, comp, cls, kp, prow, REAL(basis), REAL(q),
+    /* blocks of rows whose coordinates (twice r per row) fill three quarters
+       of the scratch budget, and lambdas in chunks whose products fill the
+       rest */
+    int nb_max = rlsc_parallel_block_rows(n, 8.0 / 3.0 * r + 16);
+    int lc = (int) (BLOCK_DOUBLES / 4 / ((double) nb_max * (nt + 1)));
+    lc = lc < 1 ? 1 : lc > nl ? (nl > 0 ? nl : 1) : lc;
+    path_job job = {ntot, n, r, nt, nl, nstat, comp, cls, kp, lc, prow, REAL(basis), REAL(q),
                     REAL(r0), REAL(y), REAL(w), REAL(omega), filt, gall,
                     isNull(perp) ? NULL : REAL(perp), kp ? REAL(omh) : NULL,
                     kp ? REAL(fitted) : NULL, kp ? REAL(loo) : NULL};
 
-    /* blocks of rows (their size depends on the problem only), computed in
+    /* the blocks (their size depends on the problem only), computed in
        rounds of a few blocks per thread; each block's summaries are merged in
        block order after its round, then interrupts are answered */
-    int nb_max = rlsc_parallel_block_rows(n, (double) r + (double) nl * (nt + 1) + nstat);
     int nblocks = n > 0 && nl > 0 ? (n + nb_max - 1) / nb_max : 0;
     int per_round = 2 * nth < nblocks ? 2 * nth : (nblocks > 0 ? nblocks : 1);
     size_t per_block = 3 * (size_t) nl * nstat + nl;
