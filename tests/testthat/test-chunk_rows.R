@@ -13,7 +13,8 @@ test_that("a read() that fails, or returns the wrong shape, type or columns, nam
   expect_error(rlsc(make(function(o) stop("disk on fire"))),
                "^chunk 2 \\('2'\\): reading it failed: disk on fire$")
   expect_error(rlsc(make(function(o) o$x)),
-               "^chunk 2 \\('2'\\): read\\(\\) must return list\\(x = , y = , weights = \\) as chunk 1 did, not double matrix$")
+               paste0("^chunk 2 \\('2'\\): read\\(\\) must return list\\(x = , ",
+                      "y = , weights = \\) as chunk 1 did, not double matrix$"))
   expect_error(rlsc(make(function(o) { o$x <- o$x[, 1:2]; o })),
                "chunk 2 \\('2'\\): it has 2 columns, chunk 1 has 3")
   expect_error(rlsc(make(function(o) { colnames(o$x) <- c("a", "b", "c"); o })),

@@ -169,4 +169,3 @@ test_that("fitting and predicting never modify their inputs", {
   expect_identical(snap(shared), before)
   expect_identical(x, shared)
 })
-

@@ -111,7 +111,8 @@ test_that("lambda = 0 with directions dropped as numerically zero warns: nearly 
   for (mode in c("primal", "dual")) {
     res <- fit_warnings(rlsc(x, y, lambda = c(1, 0), mode = mode))
     expect_gt(max(abs(y - suppressWarnings(loo_predict(res$value, 0)) - press)), 1e-3)
-    expect_true(any(grepl("at `lambda` = 0 the directions dropped as numerically zero make the fit the minimum-norm one",
+    expect_true(any(grepl(paste0("at `lambda` = 0 the directions dropped as numerically zero make the fit ",
+                                 "the minimum-norm one"),
                           res$warnings, fixed = TRUE)), info = mode)
     expect_warning(loo_predict(res$value, 0), "at `lambda` = 0 the directions dropped")
     expect_no_warning(loo_predict(res$value, 1))
