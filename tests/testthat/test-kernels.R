@@ -144,3 +144,29 @@ test_that("the C entry points reject wrong types and shapes", {
   expect_error(call("C_rlsc_kernel_eigen", x, w * 1e300, "polynomial", c(3, 1e3, 1), NULL, TRUE),
                "the weighted centered kernel matrix overflows")
 })
+
+test_that("a custom kernel may return a Matrix or integer values: the fit is that of its double matrix", {
+  skip_if_not_installed("Matrix")
+  set.seed(61)
+  x <- matrix(sample(0:3, 60, replace = TRUE), 30)   # whole numbers: the integer kernel is exact
+  set.seed(62)
+  y <- x[, 1] - x[, 2] + rnorm(30)
+  k <- function(a, b) tcrossprod(a, b) + 1
+  lambda <- c(100, 10, 1, 0.1)
+  ref <- rlsc(x, y, kernel = kernel_custom(k), lambda = lambda)
+  loo <- sapply(lambda, function(l) ref_kernel_loo(k(x, x), y, lambda = l))
+  expect_equal(ref$path$mse, colMeans((y - loo)^2), tolerance = 1e-10)
+  as_integer <- kernel_custom(function(a, b) {
+    out <- k(a, b)
+    storage.mode(out) <- "integer"
+    out
+  })
+  as_sparse <- kernel_custom(function(a, b) Matrix::Matrix(k(a, b), sparse = TRUE))
+  for (kern in list(as_integer, as_sparse)) {
+    fit <- rlsc(x, y, kernel = kern, lambda = lambda)
+    expect_equal(fit$path, ref$path, tolerance = 1e-12)
+    expect_equal(predict(fit, x[1:4, ], lambda = 1), predict(ref, x[1:4, ], lambda = 1), tolerance = 1e-12)
+  }
+  expect_error(rlsc(x, y, kernel = kernel_custom(function(a, b) k(a, b)[, -1])),
+               "the custom `kernel` function must return a numeric 30 x 30 matrix for fun\\(x, x\\), not 30 x 29")
+})

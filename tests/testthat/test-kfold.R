@@ -97,6 +97,7 @@ test_that("bad cv and foldid are errors naming the argument", {
   d <- make_data(20, 2, seed = 305)
   expect_error(rlsc(d$x, d$y, cv = "kfold"),
                "`cv` must be \"loo\", \"gcv\" or a whole number of folds from 2 to 20, not kfold")
+  expect_error(rlsc(d$x, d$y, cv = c(5, 10)), "folds from 2 to 20, not 5 10$")
   expect_error(rlsc(d$x, d$y, cv = 1), "`cv` must be .* from 2 to 20, not 1")
   expect_error(rlsc(d$x, d$y, cv = 21), "not 21")
   expect_error(rlsc(d$x, d$y, cv = 2.5), "not 2.5")
