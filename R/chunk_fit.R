@@ -6,6 +6,7 @@
 # Only d x d, d x T and L x T numbers travel; nothing of size n x L exists.
 
 #' @rdname rlsc
+#' @order 4
 #' @export
 rlsc.rlsc_chunks <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
                              weights = NULL, criterion = NULL, kernel = "linear", mode = "primal",
