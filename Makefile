@@ -58,8 +58,10 @@ check test: $(TARBALL)
 # installs valgrind from Debian if it is missing.  Takes about 6 minutes (the
 # fuzz test runs 60 of its problems there, not 300).
 # Only definite leaks count as errors: cli's timer thread (loaded by testthat)
-# leaves 336 bytes "possibly lost" that are not this package's.
-VALGRIND     := valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite
+# leaves 336 bytes "possibly lost" that are not this package's, and
+# scripts/valgrind.supp suppresses fontconfig's font caches (the png() test).
+VALGRIND     := valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
+                --suppressions=$(CURDIR)/scripts/valgrind.supp
 VALGRIND_LIB := $(CURDIR)/valgrind-lib
 valgrind: deps
 	@command -v valgrind >/dev/null || { apt-get update -qq && \
