@@ -17,7 +17,7 @@ CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false 
              _R_CHECK_SYSTEM_CLOCK_=false NOT_CRAN=true
 
 .PHONY: deps install demo test unit check valgrind sanitize fuzz bench bench-kernel bench-scale bench-kfold \
-        bench-peers bench-deps docs clean
+        bench-peers bench-deps docs clean site-deps site site-check coverage lint
 
 deps:
 	@if ! command -v pandoc >/dev/null || ! command -v qpdf >/dev/null || \
@@ -58,8 +58,10 @@ check test: $(TARBALL)
 # installs valgrind from Debian if it is missing.  Takes about 6 minutes (the
 # fuzz test runs 60 of its problems there, not 300).
 # Only definite leaks count as errors: cli's timer thread (loaded by testthat)
-# leaves 336 bytes "possibly lost" that are not this package's.
-VALGRIND     := valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite
+# leaves 336 bytes "possibly lost" that are not this package's, and
+# scripts/valgrind.supp suppresses fontconfig's font caches (the png() test).
+VALGRIND     := valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
+                --suppressions=$(CURDIR)/scripts/valgrind.supp
 VALGRIND_LIB := $(CURDIR)/valgrind-lib
 valgrind: deps
 	@command -v valgrind >/dev/null || { apt-get update -qq && \
@@ -105,6 +107,57 @@ fuzz: deps
 	RLSC_FUZZ_FIRST=$(FUZZ_FIRST) RLSC_FUZZ_CASES=$(FUZZ_CASES) NOT_CRAN=true $(RSCRIPT) -e \
 	  'testthat::test_local(".", filter = "fuzz", reporter = testthat::ProgressReporter$$new(show_praise = FALSE), stop_on_failure = TRUE)'
 
+# The pkgdown site, its check in a browser, coverage and lint: habits for the
+# maintainers, not part of `make test`.  Each installs what it needs only when
+# it runs: $(call extra-deps,R packages,Debian packages,commands) installs the
+# R packages as install-deps.R does (Debian's r-cran-*, CRAN as the fallback)
+# and the Debian packages, if one of the R packages or of the commands is missing.
+define extra-deps
+@if ! $(RSCRIPT) scripts/install-deps.R --check $(1) >/dev/null || \
+    ! ( for c in $(3) true; do command -v $$c >/dev/null || exit 1; done ); then \
+  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
+    apt-get update -qq $(if $(2),&& DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -qq --no-install-recommends $(2)); \
+  fi; \
+  $(RSCRIPT) scripts/install-deps.R $(1); \
+fi
+endef
+
+# pkgdown (Debian's brings libjs-mathjax, which the site carries for its
+# math), xml2 to read the built pages, Chromium to look at them.
+site-deps:
+	$(call extra-deps,pkgdown xml2,chromium,chromium)
+
+# The site in docs/ (git- and build-ignored): README as the home page, the
+# reference by topic (_pkgdown.yml), the vignettes as articles, NEWS.  The
+# package is installed into site-lib/ (never the site library) and the
+# examples and vignettes run against it.  Nothing is fetched from the
+# internet (scripts/build-site.R says how).  About a minute.
+SITE_LIB := $(CURDIR)/site-lib
+site: deps site-deps
+	rm -rf $(SITE_LIB) && mkdir -p $(SITE_LIB)
+	$(R) CMD INSTALL --no-multiarch -l $(SITE_LIB) .
+	R_LIBS=$(SITE_LIB) $(RSCRIPT) scripts/build-site.R
+
+# The built site in headless Chromium: screenshots in site-screenshots/, and a
+# failure for a missing page, a broken internal link or anchor, or an example
+# that errored (scripts/site-check.R).  Seconds; run `make site` first.
+site-check: site-deps
+	$(RSCRIPT) scripts/site-check.R docs site-screenshots
+
+# Line coverage of R/ and src/ by the test suite, per file, with covr (which
+# installs the package, compiled for gcov, into a temporary library).
+# Fails below COVERAGE_MIN percent of the lines of R/ or of src/.  A few minutes.
+COVERAGE_MIN ?= 90
+coverage: deps
+	$(call extra-deps,covr)
+	NOT_CRAN=true COVERAGE_MIN=$(COVERAGE_MIN) $(RSCRIPT) scripts/coverage.R
+
+# lintr with the package's style (.lintr) on R/, tests/ and scripts/.
+lint:
+	$(call extra-deps,lintr)
+	$(RSCRIPT) scripts/lint.R
+
 # scikit-learn for the benchmarks that compare with it: Debian's
 # python3-sklearn, run by /usr/bin/python3 (not a python3 earlier on PATH)
 bench-deps:
@@ -133,4 +186,4 @@ bench-scale: install
 
 clean:
 	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz src/*.o src/*.so demo-output valgrind-lib valgrind.log \
-	  sanitize-lib sanitize.log
+	  sanitize-lib sanitize.log site-lib site-screenshots

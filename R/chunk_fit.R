@@ -6,6 +6,7 @@
 # Only d x d, d x T and L x T numbers travel; nothing of size n x L exists.
 
 #' @rdname rlsc
+#' @order 4
 #' @export
 rlsc.rlsc_chunks <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
                              weights = NULL, criterion = NULL, kernel = "linear", mode = "primal",
@@ -178,7 +179,7 @@ check_chunk_cv <- function(cv) {
   if (is.character(cv) && length(cv) == 1L && cv %in% c("loo", "gcv")) return(list(type = cv))
   if (!is.numeric(cv) || length(cv) != 1L || !is.finite(cv) || cv != round(cv) || cv < 2) {
     stop_arg("`cv` must be \"loo\", \"gcv\" or a whole number of folds of at least 2, not ",
-             paste(format(cv), collapse = " "))
+             paste(format(cv, trim = TRUE), collapse = " "))
   }
   list(type = "kfold", K = as.integer(cv))
 }
@@ -299,8 +300,12 @@ scale_moments <- function(mom, s) {
 # The primal engine of merged moments; its rows stay in the chunks.
 chunked_engine <- function(src, template, mom, intercept) {
   part <- moments_engine(mom, intercept, sum(mom$n), template$free)
-  if (max(part$all_values, 0) < .Machine$double.xmin / .Machine$double.eps && any(mom$xmax > 0) &&
-      any(diag(mom$sxx) > 0)) {
+  # as check_underflow() in memory: tiny cross-products of an `x` that varies.
+  # Centered cross-products that underflowed to 0 say nothing; a column whose
+  # largest magnitude exceeds that of its mean varies (without an intercept
+  # the mean is 0: any non-zero value counts)
+  varies <- any(diag(mom$sxx) > 0) || any(mom$xmax > abs(mom$xbar) * (1 + 1e-12))
+  if (max(part$all_values, 0) < .Machine$double.xmin / .Machine$double.eps && varies) {
     stop_arg("`x` is too small in magnitude: its weighted cross-products underflow; ",
              "rescale `x` (or `weights`)")
   }

@@ -190,7 +190,9 @@ chunk_bigmatrix <- function(x, y, chunk_rows = 10000) {
 #' @export
 chunk_db <- function(connect, table_or_query, chunk_rows = 10000, key) {
   if (!requireNamespace("DBI", quietly = TRUE)) stop_arg("chunk_db() needs the DBI package")
-  if (!is.function(connect)) stop_arg("`connect` must be a function returning a DBI connection, not ", describe(connect))
+  if (!is.function(connect)) {
+    stop_arg("`connect` must be a function returning a DBI connection, not ", describe(connect))
+  }
   if (!is.character(table_or_query) || length(table_or_query) != 1L || is.na(table_or_query)) {
     stop_arg("`table_or_query` must be a table name or a SQL query, not ", describe(table_or_query))
   }

@@ -148,7 +148,7 @@ check_cv <- function(cv, foldid, n) {
   if (is.character(cv) && length(cv) == 1L && cv %in% c("loo", "gcv")) return(list(type = cv))
   if (!is.numeric(cv) || length(cv) != 1L || !is.finite(cv) || cv != round(cv) || cv < 2 || cv > n) {
     stop_arg("`cv` must be \"loo\", \"gcv\" or a whole number of folds from 2 to ", n, ", not ",
-             paste(format(cv), collapse = " "))
+             paste(format(cv, trim = TRUE), collapse = " "))
   }
   list(type = "kfold", K = as.integer(cv), folds = make_folds(as.integer(cv), NULL, n))
 }

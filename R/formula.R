@@ -1,4 +1,5 @@
 #' @rdname rlsc
+#' @order 3
 #' @param formula a model formula, as for [lm()]: `y ~ .`, factors,
 #'   interactions, `poly()`, `splines::ns()`, `log()` and `I()` terms. The
 #'   model's own intercept (unpenalized) replaces the intercept column of the

@@ -39,8 +39,8 @@
 #' fit <- rlsc(mpg ~ ., data = mtcars, standardize = TRUE)
 #' plot(fit)
 #' plot(fit, type = "coef")
-#' kf <- rlsc(mpg ~ wt + hp, data = mtcars, standardize = TRUE,
-#'            kernel = kernel_rbf(sigma = c(1, 2, 4)))
+#' kf <- rlsc(mpg ~ ., data = mtcars, standardize = TRUE,
+#'            kernel = kernel_rbf(sigma = c(2, 4, 8, 16)))
 #' plot(kf)
 #' plot(kf, type = "heatmap")
 plot.rlsc <- function(x, type = c("criterion", "coef"), response = 1L,

@@ -170,6 +170,7 @@
 #' @seealso [loo_predict()], [predict.rlsc()], [coef.rlsc()], [plot.rlsc()]
 #' @references Rennie, J. D. M. (2004). Fast leave-one-out cross-validation for
 #'   regularized least squares classification.
+#' @order 1
 #' @export
 #' @examples
 #' x <- as.matrix(mtcars[, -1])
@@ -188,6 +189,7 @@
 rlsc <- function(x, ...) UseMethod("rlsc")
 
 #' @rdname rlsc
+#' @order 2
 #' @export
 rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
                          weights = NULL, criterion = NULL, kernel = "linear",

@@ -1,10 +1,18 @@
 # Install the R packages that DESCRIPTION (Imports and Suggests) and the
 # developer targets need: Debian's r-cran-* builds where apt can be used, CRAN
 # for the rest.  `Rscript scripts/install-deps.R --check` only reports.
+# Package names after the options install those instead, for the targets that
+# need more than the check (`make site`: pkgdown, `make coverage`: covr,
+# `make lint`: lintr), only when such a target runs.
 args <- commandArgs(trailingOnly = TRUE)
-fields <- read.dcf("DESCRIPTION", fields = c("Imports", "Suggests"))
-wanted <- unlist(strsplit(gsub("\\([^)]*\\)", "", fields), "[[:space:],]+"))
-wanted <- unique(c(wanted[nzchar(wanted) & !is.na(wanted)], "roxygen2", "callr", "pkgload", "pkgbuild"))
+named <- args[!startsWith(args, "--")]
+if (length(named)) {
+  wanted <- named
+} else {
+  fields <- read.dcf("DESCRIPTION", fields = c("Imports", "Suggests"))
+  wanted <- unlist(strsplit(gsub("\\([^)]*\\)", "", fields), "[[:space:],]+"))
+  wanted <- unique(c(wanted[nzchar(wanted) & !is.na(wanted)], "roxygen2", "callr", "pkgload", "pkgbuild"))
+}
 base <- rownames(installed.packages(priority = "base"))
 missing <- function() {
   pkgs <- setdiff(wanted, base)

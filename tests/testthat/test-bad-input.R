@@ -35,7 +35,8 @@ test_that("`x` of the wrong type is rejected with what it was", {
   expect_error(rlsc(array(d$x, c(20, 3, 1)), d$y),
                "`x` must be a numeric matrix or data frame, not an object of class 'array'")
   expect_error(rlsc(data.frame(a = 1:3, b = letters[1:3]), 1:3),
-               "`x` must have numeric columns only; column 'b' is character vector \\(use the formula interface for factors\\)")
+               paste0("`x` must have numeric columns only; column 'b' is character ",
+                      "vector \\(use the formula interface for factors\\)"))
   expect_error(rlsc(data.frame(a = 1:3, f = factor(1:3)), 1:3), "column 'f' is a factor")
   expect_error(rlsc(data.frame(a = I(as.list(1:20))), d$y), "column 'a' is an object of class 'AsIs'")
 })
@@ -148,11 +149,13 @@ test_that("`y` of the wrong type or shape is rejected with what it was", {
   expect_error(rlsc(d$x, list(1)), paste0(msg, "an object of class 'list'"))
   expect_error(rlsc(d$x, complex(real = d$y)), paste0(msg, "complex vector"))
   expect_error(rlsc(d$x, data.frame(d$y, g = "a")),
-               "`y` must be a data frame of one column or of numeric columns, not one with column `g` of class character")
+               paste0("`y` must be a data frame of one column or of numeric ",
+                      "columns, not one with column `g` of class character"))
   expect_error(rlsc(d$x, array(d$y, c(20, 1, 1))), paste0(msg, "an object of class 'array'"))
   expect_error(rlsc(d$x, NULL), paste0(msg, "NULL"))
   expect_error(rlsc(d$x, Sys.Date() + 1:20), paste0(msg, "an object of class 'Date'"))
-  expect_error(rlsc(d$x, matrix("a", 20, 1)), "`y` must be a vector, a matrix of numbers or a factor, not character matrix")
+  expect_error(rlsc(d$x, matrix("a", 20, 1)),
+               "`y` must be a vector, a matrix of numbers or a factor, not character matrix")
   expect_error(rlsc(d$x, d$y[-1]), "`y` must have 20 values or rows \\(the rows of `x`\\), not 19")
   expect_error(rlsc(d$x, cbind(d$y, d$y)[-1, ]), "`y` must have 20 values or rows \\(the rows of `x`\\), not 19")
   expect_error(rlsc(d$x, factor(rep(c("a", "b"), 5))), "`y` must have 20 values \\(the rows of `x`\\), not 10")
@@ -218,7 +221,8 @@ test_that("bad `lambda` is rejected; unsorted, duplicated and integer grids are 
 })
 
 test_that("bad `weights` are rejected; integer weights work", {
-  expect_error(rlsc(d$x, d$y, weights = rep(1, 19)), "^`weights` must have length 20 \\(the number of rows of `x`\\), not 19$")
+  expect_error(rlsc(d$x, d$y, weights = rep(1, 19)),
+               "^`weights` must have length 20 \\(the number of rows of `x`\\), not 19$")
   expect_error(rlsc(d$x, d$y, weights = rep(1, 21)), "not 21")
   expect_error(rlsc(d$x, d$y, weights = c(-1, rep(1, 19))), "^`weights` must be non-negative$")
   for (bad in c(NA, NaN, Inf)) {
@@ -229,7 +233,8 @@ test_that("bad `weights` are rejected; integer weights work", {
   expect_error(rlsc(d$x, d$y, weights = as.character(1:20)), "`weights` must be a numeric vector, not character vector")
   expect_error(rlsc(d$x, d$y, weights = rep(TRUE, 20)), "`weights` must be a numeric vector, not logical vector")
   expect_error(rlsc(d$x, d$y, weights = matrix(1, 20, 1)), "`weights` must be a numeric vector, not double matrix")
-  expect_error(rlsc(d$x, d$y, weights = as.list(rep(1, 20))), "`weights` must be a numeric vector, not an object of class 'list'")
+  expect_error(rlsc(d$x, d$y, weights = as.list(rep(1, 20))),
+               "`weights` must be a numeric vector, not an object of class 'list'")
   wi <- rep(1:4, 5)
   fit <- rlsc_short(d$x, d$y, weights = wi, lambda = c(10, 1))
   expect_identical(fit$path, rlsc_short(d$x, d$y, weights = wi * 1, lambda = c(10, 1))$path)
@@ -249,15 +254,19 @@ test_that("values near 1e-300 and 1e300 are errors; large and small ones that fi
   expect_error(rlsc(d$x * 1e300, d$y), "^`x` is too large in magnitude: its cross-products overflow; rescale it$")
   expect_error(rlsc(d$x * 1e200, d$y, mode = "dual"), "`x` is too large in magnitude")
   expect_error(rlsc(d$x, d$y, weights = rep(1e308, 20)),
-               "^`weights` must have a finite sum, not Inf \\(the largest is 1e\\+308\\); divide them by a constant, which changes only the scale of `lambda`$")
+               paste0("^`weights` must have a finite sum, not Inf \\(the largest is 1e\\+308\\); ",
+                      "divide them by a constant, which changes only the scale of `lambda`$"))
   expect_error(rlsc(d$x * 1e5, d$y, weights = rep(1e300, 20)),
-               "^`x` and `weights` are too large together: the weighted cross-products overflow; rescale `x` or divide `weights` by a constant \\(which changes only the scale of `lambda`\\)$")
+               paste0("^`x` and `weights` are too large together: the weighted cross-products overflow; rescale ",
+                      "`x` or divide `weights` by a constant \\(which changes only the scale of `lambda`\\)$"))
   expect_error(rlsc(d$x * 1e-300, d$y),
                "^`x` is too small in magnitude: its weighted cross-products underflow; rescale `x` \\(or `weights`\\)$")
   expect_error(rlsc(d$x * 1e-160, d$y, mode = "dual"), "`x` is too small in magnitude")
   expect_error(rlsc(d$x + 1e-300 * d$x, d$y, weights = rep(1e-300, 20)), "`x` is too small in magnitude")
-  expect_error(rlsc(d$x, d$y * 1e300), "the leave-one-out errors overflow: `y` \\(or `x`\\) is too large in magnitude; rescale it")
-  expect_error(rlsc(d$x, d$y * 1e-300), "^`y` is too small in magnitude: its squared leave-one-out errors underflow; rescale it$")
+  expect_error(rlsc(d$x, d$y * 1e300),
+               "the leave-one-out errors overflow: `y` \\(or `x`\\) is too large in magnitude; rescale it")
+  expect_error(rlsc(d$x, d$y * 1e-300),
+               "^`y` is too small in magnitude: its squared leave-one-out errors underflow; rescale it$")
   # powers of two scale exactly: x * 2^k with lambda * 4^k is the same fit
   ref <- rlsc_short(d$x, d$y, lambda = c(1, 0.1))
   for (k in c(-440, 440)) {
@@ -281,17 +290,21 @@ test_that("predict() rejects bad `newdata` and `lambda`; integer and empty `newd
     if (is.na(bad)) {   # NA rows get NA, as for formula fits and lm()
       expect_identical(predict(fit, nd), replace(predict(fit, d$x), 3, NA))
     } else {
-      expect_error(predict(fit, nd), "^`newdata` must not contain Inf values, not 1 \\(rows with NA get NA predictions\\)$")
+      expect_error(predict(fit, nd),
+                   "^`newdata` must not contain Inf values, not 1 \\(rows with NA get NA predictions\\)$")
     }
   }
   expect_error(predict(fit, d$x[, 1:2]), "`newdata` must have 3 columns \\(as the training `x`\\), not 2")
   expect_error(predict(fit, d$x[1, ]), "`newdata` must have 3 columns \\(as the training `x`\\), not 1")
-  expect_error(predict(fit, list(1, 2, 3)), "`newdata` must be a numeric matrix or data frame, not an object of class 'list'")
-  expect_error(predict(fit, matrix("1", 2, 3)), "`newdata` must be a numeric matrix or data frame, not character matrix")
+  expect_error(predict(fit, list(1, 2, 3)),
+               "`newdata` must be a numeric matrix or data frame, not an object of class 'list'")
+  expect_error(predict(fit, matrix("1", 2, 3)),
+               "`newdata` must be a numeric matrix or data frame, not character matrix")
   expect_error(predict(fit, matrix(1i, 2, 3)), "not complex matrix")
   expect_error(predict(fit, d$x, type = "odds"), "'arg' should be one of")
   expect_error(predict(fit, d$x, type = "prob"), "`type` = \"prob\" needs a classification fit")
-  expect_error(predict(fit, d$x, lambda = Inf), "^`lambda` must be a single number >= 0, \"lambda_min\" or \"lambda_1se\", not Inf$")
+  expect_error(predict(fit, d$x, lambda = Inf),
+               "^`lambda` must be a single number >= 0, \"lambda_min\" or \"lambda_1se\", not Inf$")
   expect_error(predict(fit, d$x, lambda = NaN), "not NaN")
   expect_error(predict(fit, d$x, lambda = NULL), "not NULL of length 0")
   expect_error(predict(fit, d$x, lambda = numeric()), "not double vector of length 0")

@@ -19,10 +19,16 @@ test_that("bad `nlambda`, `intercept`, `criterion`, `kernel`, `mode` and extra a
   expect_error(rlsc(d$x, d$y, intercept = 1L), "`intercept` must be TRUE or FALSE, not integer vector")
   expect_error(rlsc(d$x, d$y, intercept = c(TRUE, TRUE)), "`intercept` must be TRUE or FALSE, not logical vector")
   expect_error(rlsc(d$x, d$y, criterion = "auc"), "`criterion` = \"auc\" needs a response with two classes")
-  expect_error(rlsc(d$x, d$y, criterion = "mad"), "`criterion` must be \"mse\", \"mae\", \"misclass\", \"auc\" or a function of \\(y, pred, weights\\), not mad")
-  expect_error(rlsc(d$x, d$y, criterion = NA), "`criterion` must be \"mse\", \"mae\", \"misclass\", \"auc\" or a function of \\(y, pred, weights\\), not NA")
+  expect_error(rlsc(d$x, d$y, criterion = "mad"),
+               paste0("`criterion` must be \"mse\", \"mae\", \"misclass\", ",
+                      "\"auc\" or a function of \\(y, pred, weights\\), not mad"))
+  expect_error(rlsc(d$x, d$y, criterion = NA),
+               paste0("`criterion` must be \"mse\", \"mae\", \"misclass\", ",
+                      "\"auc\" or a function of \\(y, pred, weights\\), not NA"))
   expect_error(rlsc(d$x, d$y, criterion = "misclass"), "`criterion` = \"misclass\" needs a factor response")
-  expect_error(rlsc(d$x, d$y, kernel = "gauss"), "`kernel` must be \"linear\", \"rbf\", \"polynomial\", \"precomputed\" or a kernel such as kernel_rbf\\(\\), not gauss")
+  expect_error(rlsc(d$x, d$y, kernel = "gauss"),
+               paste0("`kernel` must be \"linear\", \"rbf\", \"polynomial\", ",
+                      "\"precomputed\" or a kernel such as kernel_rbf\\(\\), not gauss"))
   expect_error(rlsc(d$x, d$y, mode = "fast"), "'arg' should be one of")
   expect_error(rlsc(d$x, d$y, mode = NA), "'arg' must be NULL or a character vector")
   expect_error(rlsc(d$x, d$y, lamda = 1), "unknown argument\\(s\\): lamda")

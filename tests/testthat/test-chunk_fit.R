@@ -173,6 +173,7 @@ test_that("progress is reported through progressr, one step per chunk and pass",
 
 test_that("a chunked fit runs in less memory than the data", {
   skip_on_cran()
+  skip_on_covr()   # covr's counters in the child process take more than the cap leaves
   skip_on_os(c("windows", "mac"))
   dir <- new_tempdir()
   # 160 MB of rows in 20 files; a child R process whose address space is
@@ -204,4 +205,23 @@ test_that("a chunked fit runs in less memory than the data", {
   }
   expect_match(paste(run("chunked"), collapse = "\n"), "lambda_min [0-9.e+-]+")
   expect_match(paste(run("memory"), collapse = "\n"), "cannot allocate")
+})
+
+test_that("a logical response is two classes, FALSE and TRUE, in memory and in chunks", {
+  df <- transform(mtcars, manual = am == 1)
+  ref <- rlsc(manual ~ wt + hp + qsec, data = df)
+  expect_identical(ref$classes, c("FALSE", "TRUE"))
+  as_factor <- rlsc(factor(manual, levels = c(FALSE, TRUE)) ~ wt + hp + qsec, data = df)
+  expect_equal(ref$path, as_factor$path, tolerance = 1e-14)
+  # y = +1 for TRUE, -1 for FALSE: the fit of the coded response
+  coded <- rlsc(ifelse(manual, 1, -1) ~ wt + hp + qsec, data = df, lambda = ref$lambda)
+  expect_equal(coef(ref), coef(coded, ref$lambda_min), tolerance = 1e-12)
+  parts <- split(df, rep(1:4, each = 8))
+  chunked <- rlsc(manual ~ wt + hp + qsec, data = chunk_source(parts, identity))
+  expect_same_fit(chunked, ref)
+  expect_identical(predict(chunked, df[1:5, ], type = "class"), predict(ref, df[1:5, ], type = "class"))
+  x <- as.matrix(df[c("wt", "hp", "qsec")])
+  xy <- rlsc(x, df$manual)
+  expect_equal(xy$path, ref$path, tolerance = 1e-12)
+  expect_same_fit(rlsc(rows_source(x, df$manual, chunks = split(1:32, rep(1:4, 8)))), xy)
 })

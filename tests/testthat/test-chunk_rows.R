@@ -13,7 +13,8 @@ test_that("a read() that fails, or returns the wrong shape, type or columns, nam
   expect_error(rlsc(make(function(o) stop("disk on fire"))),
                "^chunk 2 \\('2'\\): reading it failed: disk on fire$")
   expect_error(rlsc(make(function(o) o$x)),
-               "^chunk 2 \\('2'\\): read\\(\\) must return list\\(x = , y = , weights = \\) as chunk 1 did, not double matrix$")
+               paste0("^chunk 2 \\('2'\\): read\\(\\) must return list\\(x = , ",
+                      "y = , weights = \\) as chunk 1 did, not double matrix$"))
   expect_error(rlsc(make(function(o) { o$x <- o$x[, 1:2]; o })),
                "chunk 2 \\('2'\\): it has 2 columns, chunk 1 has 3")
   expect_error(rlsc(make(function(o) { colnames(o$x) <- c("a", "b", "c"); o })),
@@ -106,4 +107,41 @@ test_that("a worker that dies mid-pass is an error naming its chunks", {
     }
   }))
   expect_error(rlsc(doomed), "a worker failed while reading \\(pass 1\\) chunk\\(s\\) 3 \\('.*p3.rds'\\)")
+})
+
+test_that("options a chunk source cannot take, bad folds and classes from read(), tiny x: errors that say why", {
+  d <- make_data(30, 3, seed = 214)
+  rows <- function(i) (i - 1) * 10 + 1:10
+  src <- chunk_matrix(d$x, d$y, chunk_rows = 10)
+  expect_error(rlsc(src, foldid = rep(1:3, 10)),
+               paste0("`foldid` of a chunk source comes from the chunks: read() returns ",
+                      "list(x = , y = , weights = , foldid = ); or give `cv` = K"), fixed = TRUE)
+  expect_error(rlsc(src, cv = 1),
+               "`cv` must be \"loo\", \"gcv\" or a whole number of folds of at least 2, not 1", fixed = TRUE)
+  expect_error(rlsc(src, cv = c(5, 10)), "folds of at least 2, not 5 10$")
+  expect_error(rlsc(src, criterion = function(y, pred, weights) 0),
+               "`criterion` = \"custom\" needs every row's predictions at once: not available for a chunk source",
+               fixed = TRUE)
+  bin <- chunk_source(1:3, function(i) list(x = d$x[rows(i), ], y = factor(d$y[rows(i)] > median(d$y))))
+  expect_error(rlsc(bin, criterion = "auc"), "`criterion` = \"auc\" needs every row's predictions", fixed = TRUE)
+  folds <- chunk_source(1:3, function(i) list(x = d$x[rows(i), ], y = d$y[rows(i)], foldid = rep(c(1, 3), 5)))
+  expect_error(rlsc(folds, cv = 2), "^chunk 1 \\('1'\\): `foldid` must hold one fold number from 1 to 2 per row$")
+  one_class <- chunk_source(1:2, function(i) list(x = d$x[rows(i), ], y = factor(rep("a", 10))))
+  expect_error(rlsc(one_class), "^the response must have at least 2 classes for classification, not 1$")
+  mixed <- chunk_source(1:2, function(i) {
+    y <- d$y[rows(i)] > 0
+    list(x = d$x[rows(i), ], y = if (i == 1) factor(y) else as.numeric(y))
+  })
+  expect_error(rlsc(mixed),
+               paste0("^chunk 2 \\('2'\\): `y` must be a factor or a character or logical vector ",
+                      "as in chunk 1, not double vector$"))
+  widths <- chunk_source(1:2, function(i) list(x = d$x[rows(i), ], y = matrix(d$y[rows(i)], 10, i + 1)))
+  expect_error(rlsc(widths), "^chunk 2 \\('2'\\): `y` has 3 columns, chunk 1's has 2$")
+  expect_error(rlsc(chunk_matrix(d$x * 1e-300, d$y, chunk_rows = 10)),
+               "^`x` is too small in magnitude: its weighted cross-products underflow; rescale `x` \\(or `weights`\\)$")
+  frames <- chunk_source(1:2, function(i) if (i == 1) mtcars[1:16, ] else as.list(mtcars[17:32, ]))
+  expect_error(rlsc(mpg ~ wt, data = frames),
+               "^chunk 2 \\('2'\\): read\\(\\) must return a data frame as chunk 1 did, not an object of class 'list'$")
+  expect_error(rlsc(~ wt, data = chunk_source(1:2, function(i) mtcars)),
+               "`formula` must have a response, as in `y ~ x`", fixed = TRUE)
 })

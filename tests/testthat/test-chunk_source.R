@@ -16,6 +16,10 @@ test_that("the constructors check their arguments", {
   bm <- bigmemory::as.big.matrix(x)
   expect_error(chunk_bigmatrix(bm, 5), "`y` must be a column of `x`")
   expect_error(chunk_bigmatrix(bm, 1:3), "`y` must have 10 values")
+  expect_error(chunk_bigmatrix(bm, bigmemory::as.big.matrix(matrix(1, 10, 2))),
+               "^`y` must be a big.matrix with 10 rows and one column$")
+  expect_error(chunk_bigmatrix(bm, bigmemory::as.big.matrix(matrix(1, 9, 1))),
+               "^`y` must be a big.matrix with 10 rows and one column$")
   skip_if_not_installed("RSQLite")
   expect_error(chunk_db("db", "t", key = "id"), "`connect` must be a function returning a DBI connection")
   db <- tempfile(fileext = ".sqlite")
@@ -24,6 +28,11 @@ test_that("the constructors check their arguments", {
   DBI::dbDisconnect(con)
   connect <- function() DBI::dbConnect(RSQLite::SQLite(), db)
   expect_error(chunk_db(connect, "t", key = "id"), "`key` must be a numeric column; id is not")
+  expect_error(chunk_db(connect, 1, key = "y"),
+               "^`table_or_query` must be a table name or a SQL query, not double vector$")
+  expect_error(chunk_db(connect, c("t", "u"), key = "y"), "^`table_or_query` must be .*, not character vector$")
+  expect_error(chunk_db(connect, "t", key = 2), "^`key` must be the name of a numeric column, not double vector$")
+  expect_error(chunk_db(connect, "t", key = NA_character_), "`key` must be the name of a numeric column")
   expect_error(chunk_db(connect, "SELECT * FROM t WHERE y > 5", key = "y"), "`table_or_query` has no rows")
 })
 

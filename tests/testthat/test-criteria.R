@@ -93,7 +93,8 @@ test_that("class_weights multiply the observation weights", {
   expect_equal(bal$path, by_hand$path)
   named <- rlsc_short(x, y, class_weights = c(versicolor = 3, setosa = 1), lambda = c(1, 0.1))
   expect_equal(coef(named), coef(rlsc_short(x, y, weights = ifelse(y == "setosa", 1, 3), lambda = c(1, 0.1))))
-  expect_error(rlsc(x, y, class_weights = c(setosa = 1)), "`class_weights` must be \"balanced\" or a vector named by the classes \\(setosa, versicolor\\)")
+  expect_error(rlsc(x, y, class_weights = c(setosa = 1)),
+               "`class_weights` must be \"balanced\" or a vector named by the classes \\(setosa, versicolor\\)")
   expect_error(rlsc(x, y, class_weights = c(setosa = 1, versicolor = -1)), "must be finite and non-negative")
   expect_error(rlsc(x, as.numeric(y), class_weights = "balanced"), "`class_weights` needs a classification fit")
 })

@@ -119,6 +119,15 @@ test_that("the C entry points survive empty inputs", {
                                               matrix(1, 4, 0), matrix(1, 4, 0), rep(1, 4), rep(1, 4),
                                               1:4, 1, FALSE, FALSE, FALSE, 1L, NULL)),
                "'g' must have at least one column", fixed = TRUE)
+  # a model without columns: every row projects to 0 on each direction asked for
+  expect_identical(call_c("C_rlsc_project", list(matrix(numeric(), 3, 0), numeric(), matrix(numeric(), 0, 2), 1L)),
+                   matrix(0, 3, 2))
+  # L x T accumulators past INT_MAX / 2 are refused before any allocation
+  nt <- 2^16
+  expect_error(call_c("C_rlsc_loo_path", list(matrix(1, 1, 0), numeric(), matrix(1, 0, nt), 1,
+                                              matrix(0, 1, nt), matrix(1, 1, nt), 1, 1,
+                                              1L, rep(1, 2^15), FALSE, FALSE, FALSE, 1L, NULL)),
+               "'lambda' and 'g' have too many values together", fixed = TRUE)
 })
 
 test_that("the moments merged over blocks equal the two-pass weighted moments", {

@@ -404,7 +404,8 @@ test_that("K-fold, GCV and the AUC of feature fits equal refits on the same feat
     expect_equal(auc$cvm[i], ref_auc(drop(loo), yb == "TRUE"), tolerance = 1e-10)
   }
   expect_error(rlsc(d$x, yb, criterion = "auc", cv = 4, kernel = nystrom(kernel_rbf(0.9), landmarks = z)),
-               "`criterion` = \"auc\" with K-fold needs every row's predictions at once: not available for nystrom\\(\\) fits")
+               paste0("`criterion` = \"auc\" with K-fold needs every row's ",
+                      "predictions at once: not available for nystrom\\(\\) fits"))
   expect_error(rlsc(d$x, d$y, penalty_factor = c(1, 2), kernel = nystrom(kernel_rbf(0.9), landmarks = z)),
                "`penalty_factor` applies to the columns of a linear model, not to a kernel fit")
   expect_error(rlsc(src, penalty_factor = c(1, 2), kernel = nystrom(kernel_rbf(0.9), landmarks = z)),

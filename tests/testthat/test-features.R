@@ -29,7 +29,8 @@ test_that("bad m is an error naming `m`", {
   d <- sine_data(20, 321)
   w <- c(rep(0, 5), rep(1, 15))
   expect_error(rlsc(d$x, d$y, kernel = nystrom(kernel_rbf(1), m = 21)),
-               "^`m` must be at most the number of observations of positive weight \\(20\\) for nystrom\\(\\) with landmarks drawn from the data, not 21$")
+               paste0("^`m` must be at most the number of observations of positive weight ",
+                      "\\(20\\) for nystrom\\(\\) with landmarks drawn from the data, not 21$"))
   expect_error(rlsc(d$x, d$y, weights = w, kernel = nystrom(kernel_rbf(1), m = 16)),
                "observations of positive weight \\(15\\)")
   expect_error(rlsc(rows_source(d$x, d$y, chunks = list(1:7, 8:20)), kernel = nystrom(kernel_rbf(1), m = 25)),
@@ -65,7 +66,8 @@ test_that("bad landmarks are errors naming `landmarks`", {
 
 test_that("random_features() of a kernel other than RBF, and other bad kernels, are errors naming `kernel`", {
   expect_error(random_features(kernel_polynomial(2), 10),
-               "^`kernel` must be an RBF kernel, kernel_rbf\\(sigma\\), for random_features\\(\\): .* use nystrom\\(\\) for polynomial\\(degree = 2")
+               paste0("^`kernel` must be an RBF kernel, kernel_rbf\\(sigma\\), for ",
+                      "random_features\\(\\): .* use nystrom\\(\\) for polynomial\\(degree = 2"))
   expect_error(random_features(kernel_linear(), 10), "`kernel` must be an RBF kernel")
   expect_error(random_features("polynomial", 10), "`kernel` must be an RBF kernel")
   expect_error(random_features(kernel_custom(function(a, b) tcrossprod(a, b)), 10),
@@ -74,13 +76,15 @@ test_that("random_features() of a kernel other than RBF, and other bad kernels, 
                "^`kernel` of nystrom\\(\\) must be a kernel such as kernel_rbf\\(sigma\\), not \"precomputed\"$")
   expect_error(nystrom(nystrom(kernel_rbf(1), 5), 10), "`kernel` of nystrom\\(\\) must be a kernel")
   expect_error(random_features(function(a, b) 1, 10),
-               "^`kernel` of random_features\\(\\) must be a kernel such as kernel_rbf\\(sigma\\), not an object of class 'function'$")
+               paste0("^`kernel` of random_features\\(\\) must be a kernel such as ",
+                      "kernel_rbf\\(sigma\\), not an object of class 'function'$"))
   expect_error(nystrom("gauss", 3), "must be a kernel such as kernel_rbf\\(sigma\\), not \"gauss\"$")
   d <- sine_data(20, 323)
   expect_error(rlsc(d$x, d$y, kernel = nystrom(kernel_rbf(1), 5), mode = "dual"),
                "^`mode` = \"dual\" does not apply to nystrom\\(\\) kernels")
   expect_error(kernel_matrix(nystrom(kernel_rbf(1), 5), d$x),
-               "^`kernel` must be an exact kernel such as kernel_rbf\\(1\\), not nystrom\\(rbf\\(sigma = 1\\), m = 5\\)")
+               paste0("^`kernel` must be an exact kernel such as kernel_rbf\\(1\\), ",
+                      "not nystrom\\(rbf\\(sigma = 1\\), m = 5\\)"))
   # exact kernels stay an error for chunk sources
   expect_error(rlsc(rows_source(d$x, d$y, chunks = list(1:20)), kernel = kernel_rbf(1)),
                "a kernel fit needs all rows at once .* use the linear kernel, nystrom\\(\\) or random_features\\(\\)")

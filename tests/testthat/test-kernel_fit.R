@@ -154,7 +154,8 @@ test_that("a precomputed kernel gives the same fit as the kernel it was computed
                tolerance = 1e-10)
   expect_null(pre$x)
   expect_error(predict(pre, kernel_matrix(kernel_rbf(0.8), newx, d$x[-1, ])),
-               "`newdata` must be the m x 30 cross-kernel between the new rows and the 30 training rows for `kernel` = \"precomputed\", not 5 x 29")
+               paste0("`newdata` must be the m x 30 cross-kernel between the new rows and ",
+                      "the 30 training rows for `kernel` = \"precomputed\", not 5 x 29"))
 })
 
 test_that("custom kernels with parameter vectors are chosen like the built-in ones", {

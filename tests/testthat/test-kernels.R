@@ -54,7 +54,8 @@ test_that("the kernel argument of rlsc() is checked", {
   set.seed(62)
   x <- matrix(rnorm(40), 20)
   y <- rnorm(20)
-  expect_error(rlsc(x, y, kernel = "gauss"), "`kernel` must be \"linear\", \"rbf\", \"polynomial\", \"precomputed\" or a kernel")
+  expect_error(rlsc(x, y, kernel = "gauss"),
+               "`kernel` must be \"linear\", \"rbf\", \"polynomial\", \"precomputed\" or a kernel")
   expect_error(rlsc(x, y, kernel = 2), "`kernel` must be")
   expect_error(rlsc(x, y, kernel = kernel_rbf(1), mode = "primal"), "`mode` = \"primal\" needs the linear kernel")
   expect_error(rlsc(x, y, kernel = kernel_rbf(1), keep_eigen = NA), "`keep_eigen` must be TRUE or FALSE")
@@ -76,7 +77,8 @@ test_that("the kernel argument of rlsc() is checked", {
   expect_error(rlsc(x, y, kernel = kernel_custom(function(a, b) "k")),
                "must return a numeric 20 x 20 matrix for fun\\(x, x\\), not character vector")
   with_na <- kernel_custom(function(a, b) { k <- tcrossprod(a, b); k[1, 1] <- NA; k })
-  expect_error(rlsc(x, y, kernel = with_na), "the custom `kernel` function returned NA, NaN or Inf values for fun\\(x, x\\)")
+  expect_error(rlsc(x, y, kernel = with_na),
+               "the custom `kernel` function returned NA, NaN or Inf values for fun\\(x, x\\)")
   asym <- kernel_custom(function(a, b) tcrossprod(a, b + 1))
   expect_error(rlsc(x, y, kernel = asym), "the custom `kernel` function's fun\\(x, x\\) must be a symmetric matrix")
   fails <- kernel_custom(function(a, b) stop("boom"))
@@ -116,7 +118,8 @@ test_that("the C entry points reject wrong types and shapes", {
   expect_error(call("C_rlsc_kernel_matrix", x, NULL, "rbf", c(1, 2), NULL, 1L), "'params' must have length 1")
   expect_error(call("C_rlsc_kernel_matrix", x, NULL, "rbf", -1, NULL, 1L), "'sigma' must be finite and positive")
   expect_error(call("C_rlsc_kernel_matrix", x, NULL, "polynomial", c(0.5, 1, 1), NULL, 1L), "'degree' must be")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "polynomial", c(2, NA, 1), NULL, 1L), "'scale' and 'offset' must be finite")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "polynomial", c(2, NA, 1), NULL, 1L),
+               "'scale' and 'offset' must be finite")
   expect_error(call("C_rlsc_kernel_matrix", x, NULL, "precomputed", numeric(0), NULL, 1L), "must not be \"precomputed\"")
   expect_error(call("C_rlsc_kernel_matrix", x, NULL, "linear", numeric(0), 1, 1L), "'center' must have length 2")
   expect_error(call("C_rlsc_kernel_matrix", x, NULL, "linear", numeric(0), 1:2, 1L), "'center' must be a double vector")
@@ -143,4 +146,30 @@ test_that("the C entry points reject wrong types and shapes", {
   # weights that overflow only once the kernel is weighted and centered
   expect_error(call("C_rlsc_kernel_eigen", x, w * 1e300, "polynomial", c(3, 1e3, 1), NULL, TRUE, 1L),
                "the weighted centered kernel matrix overflows")
+})
+
+test_that("a custom kernel may return a Matrix or integer values: the fit is that of its double matrix", {
+  skip_if_not_installed("Matrix")
+  set.seed(61)
+  x <- matrix(sample(0:3, 60, replace = TRUE), 30)   # whole numbers: the integer kernel is exact
+  set.seed(62)
+  y <- x[, 1] - x[, 2] + rnorm(30)
+  k <- function(a, b) tcrossprod(a, b) + 1
+  lambda <- c(100, 10, 1, 0.1)
+  ref <- rlsc(x, y, kernel = kernel_custom(k), lambda = lambda)
+  loo <- sapply(lambda, function(l) ref_kernel_loo(k(x, x), y, lambda = l))
+  expect_equal(ref$path$mse, colMeans((y - loo)^2), tolerance = 1e-10)
+  as_integer <- kernel_custom(function(a, b) {
+    out <- k(a, b)
+    storage.mode(out) <- "integer"
+    out
+  })
+  as_sparse <- kernel_custom(function(a, b) Matrix::Matrix(k(a, b), sparse = TRUE))
+  for (kern in list(as_integer, as_sparse)) {
+    fit <- rlsc(x, y, kernel = kern, lambda = lambda)
+    expect_equal(fit$path, ref$path, tolerance = 1e-12)
+    expect_equal(predict(fit, x[1:4, ], lambda = 1), predict(ref, x[1:4, ], lambda = 1), tolerance = 1e-12)
+  }
+  expect_error(rlsc(x, y, kernel = kernel_custom(function(a, b) k(a, b)[, -1])),
+               "the custom `kernel` function must return a numeric 30 x 30 matrix for fun\\(x, x\\), not 30 x 29")
 })

@@ -95,11 +95,14 @@ test_that("GCV equals MASS::lm.ridge's GCV with unit weights", {
 
 test_that("bad cv and foldid are errors naming the argument", {
   d <- make_data(20, 2, seed = 305)
-  expect_error(rlsc(d$x, d$y, cv = "kfold"), "`cv` must be \"loo\", \"gcv\" or a whole number of folds from 2 to 20, not kfold")
+  expect_error(rlsc(d$x, d$y, cv = "kfold"),
+               "`cv` must be \"loo\", \"gcv\" or a whole number of folds from 2 to 20, not kfold")
+  expect_error(rlsc(d$x, d$y, cv = c(5, 10)), "folds from 2 to 20, not 5 10$")
   expect_error(rlsc(d$x, d$y, cv = 1), "`cv` must be .* from 2 to 20, not 1")
   expect_error(rlsc(d$x, d$y, cv = 21), "not 21")
   expect_error(rlsc(d$x, d$y, cv = 2.5), "not 2.5")
-  expect_error(rlsc(d$x, d$y, foldid = 1:19), "`foldid` must be a vector of fold labels, one per row \\(20\\), not of length 19")
+  expect_error(rlsc(d$x, d$y, foldid = 1:19),
+               "`foldid` must be a vector of fold labels, one per row \\(20\\), not of length 19")
   expect_error(rlsc(d$x, d$y, foldid = c(NA, rep(1:2, length.out = 19))), "`foldid` must not contain NA values")
   expect_error(rlsc(d$x, d$y, foldid = rep(3, 20)), "`foldid` must have at least 2 folds, not 1")
   expect_error(rlsc(d$x, d$y, cv = "gcv", criterion = "mae"), "`cv` = \"gcv\" is a criterion of its own")

@@ -93,8 +93,11 @@ test_that("the edge warning fires only where the criterion keeps decreasing beyo
                         w <<- conditionMessage(c)
                         invokeRestart("muffleWarning")
                       })
-  expect_match(w, "^`lambda_min` is the smallest value of the `lambda` grid, and the criterion keeps decreasing beyond it: ")
-  got <- regmatches(w, regexec("decreasing beyond it: ([0-9.e+-]+) at lambda = ([0-9.e+-]+) against ([0-9.e+-]+)", w))[[1]]
+  expect_match(w,
+               paste0("^`lambda_min` is the smallest value of the `lambda` ",
+                      "grid, and the criterion keeps decreasing beyond it: "))
+  got <- regmatches(w, regexec("decreasing beyond it: ([0-9.e+-]+) at lambda = ([0-9.e+-]+) against ([0-9.e+-]+)",
+                               w))[[1]]
   ref <- ref_cv_mse(d$x, d$y, as.numeric(got[3]))
   expect_equal(as.numeric(got[2]), ref, tolerance = 1e-3)
   expect_equal(as.numeric(got[4]), ref_cv_mse(d$x, d$y, 1e2 * l), tolerance = 1e-3)

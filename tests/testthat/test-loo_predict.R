@@ -14,7 +14,8 @@ test_that("loo_predict() returns a vector or a named matrix and accepts selectio
 
 test_that("loo_predict() rejects negative lambdas and unknown arguments", {
   fit <- rlsc_short(as.matrix(mtcars[, -1]), mtcars$mpg, lambda = c(3, 2, 1))
-  expect_error(loo_predict(fit, -2.5), "`lambda` must be a single number >= 0, \"lambda_min\" or \"lambda_1se\", not -2.5")
+  expect_error(loo_predict(fit, -2.5),
+               "`lambda` must be a single number >= 0, \"lambda_min\" or \"lambda_1se\", not -2.5")
   expect_error(loo_predict(fit, 2, 3), "unknown argument\\(s\\): an unnamed argument")
 })
 

@@ -149,6 +149,24 @@ test_that("kernel fits draw one curve per setting with the band, the df axis and
   expect_gt(min(y), max(tab$mse, kf$cvm + kf$cvsd))
 })
 
+test_that("a per-response fit draws one curve per response column, each its own criterion", {
+  d <- make_data(50, 4, ntarget = 3, seed = 312)
+  d$y[, 3] <- d$y[, 3] * 5 + d$x[, 1] * 3
+  colnames(d$y) <- c("a", "b", "c")
+  fit <- rlsc_short(d$x, d$y, per_response = TRUE)
+  rec <- record_plot(res <- withVisible(plot(fit)))
+  expect_false(res$visible)
+  expect_identical(res$value, fit)
+  lines <- Filter(function(a) identical(a[[2]], "l"), rec$args[rec$calls == "C_plotXY"])
+  expect_length(lines, 3L)
+  pos <- fit$path$lambda > 0   # the grid ends at lambda = 0, drawn as a point beyond the axis break
+  expect_identical(sum(!pos), 1L)
+  for (j in 1:3) {
+    expect_equal(lines[[j]][[1]]$y, fit$path[[paste0("mse_", colnames(d$y)[j])]][pos])
+  }
+  expect_identical(legend_text_y(rec, "c"), legend_text_y(rec, "lambda_min"))
+})
+
 test_that("plot(type = \"heatmap\") shows the criterion over sigma x lambda, the choice marked", {
   kf <- rlsc_short(mpg ~ ., data = mtcars, standardize = TRUE,
                    kernel = kernel_rbf(sigma = c(2, 4, 8, 16)))

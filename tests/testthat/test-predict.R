@@ -72,7 +72,8 @@ test_that("new data that lacks a training column is an error naming it, never a 
   expect_equal(unname(predict(fit, new)), drop(ref), tolerance = 1e-9)
   # unnamed new data is taken by position and must have as many columns
   expect_equal(unname(predict(fit, unname(as.matrix(x[1:2, ])))), drop(ref), tolerance = 1e-9)
-  expect_error(predict(fit, unname(as.matrix(x[1:2, 1:2]))), "`newdata` must have 3 columns \\(as the training `x`\\), not 2")
+  expect_error(predict(fit, unname(as.matrix(x[1:2, 1:2]))),
+               "`newdata` must have 3 columns \\(as the training `x`\\), not 2")
   # a fit to `x` without names takes named new data by position
   un <- rlsc(unname(as.matrix(x)), mtcars$mpg)
   expect_equal(predict(un, new[, c("wt", "hp", "disp")]), predict(un, unname(as.matrix(x[1:2, ]))),

@@ -30,3 +30,27 @@ test_that("print() uses the singular for one of a kind and the plural otherwise"
   two <- capture.output(print(rlsc(mtcars$wt, cbind(mtcars$mpg, mtcars$qsec), lambda = c(2, 1))))
   expect_match(two, "regression, 2 response columns\\): .*, 2 lambda values$", all = FALSE)
 })
+
+test_that("print() and summary() name the validation and the criterion", {
+  set.seed(1)
+  header <- function(fit) {   # the line below the problem's
+    out <- capture.output(print(fit))
+    out[grep("^Regularized least squares", out) + 1L]
+  }
+  expect_identical(header(rlsc(mpg ~ ., data = mtcars, cv = 5)),
+                   "Exact 5-fold cross-validation: mean squared 5-fold CV error")
+  expect_identical(header(rlsc(mpg ~ ., data = mtcars, criterion = "mae")),
+                   "Exact leave-one-out criterion: mean absolute LOO error")
+  gcv <- rlsc(mpg ~ ., data = mtcars, cv = "gcv")
+  expect_identical(header(gcv), "Generalized cross-validation: GCV = RSS / (n - df)^2")
+  expect_match(capture.output(print(summary(gcv))), "^Generalized cross-validation path around the minimum",
+               all = FALSE)
+  bin <- droplevels(iris[51:150, ])
+  expect_identical(header(rlsc(Species ~ ., data = bin, criterion = "auc")),
+                   "Exact leave-one-out criterion: LOO AUC")
+  expect_identical(header(rlsc(Species ~ ., data = bin, cv = 4, criterion = "misclass")),
+                   "Exact 4-fold cross-validation: 4-fold CV misclassification rate")
+  cube <- function(y, pred, weights) sum(weights * abs(y - pred)^3)
+  expect_identical(header(rlsc(mpg ~ ., data = mtcars, criterion = cube)),
+                   "Exact leave-one-out criterion: LOO criterion (the `criterion` function)")
+})

@@ -111,7 +111,8 @@ test_that("lambda = 0 with directions dropped as numerically zero warns: nearly 
   for (mode in c("primal", "dual")) {
     res <- fit_warnings(rlsc(x, y, lambda = c(1, 0), mode = mode))
     expect_gt(max(abs(y - suppressWarnings(loo_predict(res$value, 0)) - press)), 1e-3)
-    expect_true(any(grepl("at `lambda` = 0 the directions dropped as numerically zero make the fit the minimum-norm one",
+    expect_true(any(grepl(paste0("at `lambda` = 0 the directions dropped as numerically zero make the fit ",
+                                 "the minimum-norm one"),
                           res$warnings, fixed = TRUE)), info = mode)
     expect_warning(loo_predict(res$value, 0), "at `lambda` = 0 the directions dropped")
     expect_no_warning(loo_predict(res$value, 1))
@@ -286,6 +287,41 @@ test_that("damaged fit objects are errors on entry to the methods, never a crash
       expect_error(method(bad), paste0("`object` is not a valid rlsc fit: .*", case[[3]]))
     }
   }
+})
+
+test_that("each field the validators check is an error naming it, for fits and their engines", {
+  d <- make_data(20, 3, seed = 42)
+  lin <- rlsc_short(d$x, d$y, lambda = c(10, 1))
+  dual <- rlsc_short(d$x, d$y, kernel = kernel_rbf(2), lambda = c(1, 0.1), keep_eigen = TRUE)
+  chunked <- rlsc_short(chunk_matrix(d$x, d$y, chunk_rows = 7), lambda = c(10, 1))
+  damage <- function(fit, f) structure(f(unclass(fit)), class = class(fit))
+  fits <- list(
+    list(lin, function(f) { f$path <- NULL; f }, "it lacks path"),
+    list(lin, function(f) { f$y <- f$y > 0; f }, "`y` must be a double matrix"),
+    list(lin, function(f) { f$npos <- 21; f }, "`nobs` and `npos` must count the observations"),
+    list(lin, function(f) { f$index_min <- 3L; f }, "`index_min` must index the `lambda` grid"),
+    list(lin, function(f) { f$scale <- c(1, -1, 1); f }, "`scale` must hold one positive number per column"),
+    list(lin, function(f) { f$y <- cbind(f$y, f$y); f }, "its engine does not match `y`"))
+  engines <- list(
+    list(lin, function(e) { e$values <- as.integer(e$values); e }, "`values`, `dropped`, `w`, `ybar` and `noise`"),
+    list(lin, function(e) { e$intercept <- NA; e }, "`intercept` must be TRUE or FALSE"),
+    list(lin, function(e) { e$center <- as.character(e$center); e }, "`center` must be a double vector"),
+    list(lin, function(e) { e["v"] <- list(NULL); e }, "a primal engine needs `v` \\(d x r\\)"),
+    list(dual, function(e) { e$rows <- as.double(e$rows); e }, "a dual engine needs `kernel`, `rows`"),
+    list(chunked, function(e) { e$source$src <- list(); e },
+         "an engine fitted from chunks holds no rows and needs its chunk `source`"))
+  cases <- c(lapply(fits, function(case) c(case, "`object` is not a valid rlsc fit: ")),
+             lapply(engines, function(case) {
+               list(case[[1]], function(f) { f$engine <- case[[2]](f$engine); f }, case[[3]],
+                    "malformed rlsc engine: ")
+             }))
+  for (case in cases) {
+    bad <- damage(case[[1]], case[[2]])
+    for (method in list(coef, function(f) predict(f, d$x), function(f) summary(f))) {
+      expect_error(method(bad), paste0(case[[4]], ".*", case[[3]]), info = case[[3]])
+    }
+  }
+  expect_no_error(predict(chunked, d$x))
 })
 
 test_that("an interrupted fit (a time limit) stops in C and leaves R and the package working", {

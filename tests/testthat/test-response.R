@@ -84,6 +84,8 @@ test_that("a one-column data frame or tibble is its column; numeric columns are 
   expect_identical(rlsc(x, tibble::as_tibble(mtcars["mpg"]))$path, ref$path)
   expect_identical(rlsc(as.matrix(iris[, 1:4]), tibble::as_tibble(iris["Species"]))$path, cl$path)
   expect_error(rlsc(x, tibble::as_tibble(iris[1:32, 4:5])),
-               "`y` must be a data frame of one column or of numeric columns, not one with column `Species` of class factor")
-  expect_error(rlsc(x, mtcars[, 0]), "`y` must be a data frame of one column or of numeric columns, not one without columns")
+               paste0("`y` must be a data frame of one column or of numeric ",
+                      "columns, not one with column `Species` of class factor"))
+  expect_error(rlsc(x, mtcars[, 0]),
+               "`y` must be a data frame of one column or of numeric columns, not one without columns")
 })

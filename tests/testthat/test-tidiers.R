@@ -79,6 +79,7 @@ test_that("the tidiers and autoplot() are documented as S3 methods, not as calla
     expect_false(grepl("(tidy|glance|augment|autoplot)\\.rlsc\\(", txt), label = page)
   }
   expect_match(rd_text("rlsc_tidiers"), "## S3 method for class rlsc tidy(x, ...)", fixed = TRUE)
-  expect_match(rd_text("rlsc_tidiers"), "augment(x, data = x$model, newdata = NULL, lambda = x$lambda_min, ...)", fixed = TRUE)
+  expect_match(rd_text("rlsc_tidiers"),
+               "augment(x, data = x$model, newdata = NULL, lambda = x$lambda_min, ...)", fixed = TRUE)
   expect_match(rd_text("autoplot.rlsc"), "## S3 method for class rlsc autoplot(object, ...)", fixed = TRUE)
 })
