@@ -17,7 +17,7 @@ CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false 
              _R_CHECK_SYSTEM_CLOCK_=false NOT_CRAN=true
 
 .PHONY: deps install demo test unit check valgrind sanitize fuzz bench bench-kernel bench-scale bench-kfold \
-        bench-peers bench-deps docs clean site-deps site site-check coverage lint
+        bench-peers bench-eigen bench-deps docs clean site-deps site site-check coverage lint
 
 deps:
 	@if ! command -v pandoc >/dev/null || ! command -v qpdf >/dev/null || \
@@ -171,6 +171,11 @@ bench: install bench-deps
 # MASS::lm.ridge and the flop floor, and the RBF fit against eigen()
 bench-peers: install bench-deps
 	$(RSCRIPT) bench/peers.R
+
+# a few minutes: the eigendecomposition against eigen() and LAPACK's dsyevd
+# and dsyevr (through SciPy) at n = 500 ... 4000
+bench-eigen: install bench-deps
+	$(RSCRIPT) bench/eigen.R
 
 # about 25 minutes: 5 RBF widths x 100 lambdas at n = 2000, against eigen(), kernlab, KRLS
 bench-kernel: install

@@ -5,7 +5,14 @@
    so results are bit-for-bit the same whatever their number.  Inside a
    parallel region nothing calls R (no allocation, no error, no interrupt
    check); the loops check for interrupts between rounds of pieces. */
+#if !defined(_WIN32) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE   /* RTLD_DEFAULT */
+#endif
 #include "rlsc.h"
+#include <string.h>
+#ifndef _WIN32
+#include <dlfcn.h>
+#endif
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -56,12 +63,39 @@ int rlsc_thread_id(void)
 #endif
 }
 
-/* Whether the package was built with OpenMP, and the number of processors
-   OpenMP sees (1 without it): what the default of options(rlsc.threads)
-   starts from. */
+/* The threads of the BLAS that R loaded, when it says (OpenBLAS, MKL,
+   BLIS); 1 for the reference BLAS and any BLAS that does not.  Looked up by
+   name in the process, so no BLAS is linked for it. */
+typedef int (*int_getter)(void);
+typedef long (*long_getter)(void);
+
+static int blas_threads(void)
+{
+#if defined(RTLD_DEFAULT)
+    const char *int_names[] = {"openblas_get_num_threads", "MKL_Get_Max_Threads"};
+    for (int i = 0; i < 2; i++) {
+        int_getter get;
+        void *sym = dlsym(RTLD_DEFAULT, int_names[i]);
+        if (sym == NULL) continue;
+        memcpy(&get, &sym, sizeof get);
+        return get();
+    }
+    void *sym = dlsym(RTLD_DEFAULT, "bli_thread_get_num_threads");
+    if (sym != NULL) {
+        long_getter get;
+        memcpy(&get, &sym, sizeof get);
+        return (int) get();
+    }
+#endif
+    return 1;
+}
+
+/* Whether the package was built with OpenMP, the number of processors
+   OpenMP sees (1 without it) and the BLAS's threads: what the default of
+   options(rlsc.threads) starts from. */
 SEXP rlsc_thread_info(void)
 {
-    const char *names[] = {"openmp", "processors", ""};
+    const char *names[] = {"openmp", "processors", "blas_threads", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
 #ifdef _OPENMP
     SET_VECTOR_ELT(out, 0, ScalarLogical(TRUE));
@@ -70,6 +104,7 @@ SEXP rlsc_thread_info(void)
     SET_VECTOR_ELT(out, 0, ScalarLogical(FALSE));
     SET_VECTOR_ELT(out, 1, ScalarInteger(1));
 #endif
+    SET_VECTOR_ELT(out, 2, ScalarInteger(blas_threads()));
     UNPROTECT(1);
     return out;
 }

@@ -19,6 +19,34 @@ test_that("options(rlsc.threads) sets the threads, checked, with a default", {
   }
 })
 
+test_that("the default threads follow OMP_THREAD_LIMIT, OMP_NUM_THREADS and R CMD check's limit", {
+  with_env <- function(vars, expr) {
+    old <- Sys.getenv(names(vars), unset = NA, names = TRUE)
+    on.exit({
+      for (v in names(old)) if (is.na(old[[v]])) Sys.unsetenv(v) else do.call(Sys.setenv, as.list(old[v]))
+    })
+    do.call(Sys.setenv, as.list(vars))
+    expr
+  }
+  unset <- c(OMP_THREAD_LIMIT = "", OMP_NUM_THREADS = "", `_R_CHECK_LIMIT_CORES_` = "")
+  info <- .Call(getFromNamespace("C_rlsc_thread_info", "rlsc"))
+  skip_if(info$blas_threads > 1L, "the BLAS runs threads: the default is 1")
+  processors <- info$processors
+  expect_identical(with_env(unset, rlsc:::default_threads()), as.integer(processors))
+  expect_identical(with_env(replace(unset, "OMP_THREAD_LIMIT", "1"), rlsc:::default_threads()), 1L)
+  expect_identical(with_env(replace(unset, "OMP_NUM_THREADS", "1"), rlsc:::default_threads()), 1L)
+  expect_identical(with_env(replace(unset, "OMP_NUM_THREADS", "junk"), rlsc:::default_threads()),
+                   as.integer(processors))
+  expect_identical(with_env(replace(unset, "_R_CHECK_LIMIT_CORES_", "TRUE"), rlsc:::default_threads()),
+                   as.integer(min(processors, 2L)))
+  expect_identical(with_env(replace(unset, "_R_CHECK_LIMIT_CORES_", "false"), rlsc:::default_threads()),
+                   as.integer(processors))
+  # a BLAS with threads of its own (OpenBLAS, MKL, BLIS) gets the cores alone
+  threaded_blas <- list(openmp = TRUE, processors = 8L, blas_threads = 8L)
+  expect_identical(with_env(unset, rlsc:::default_threads(threaded_blas)), 1L)
+  expect_identical(with_env(unset, rlsc:::default_threads(replace(threaded_blas, "blas_threads", 1L))), 8L)
+})
+
 test_that("primal fits, their methods and chunked fits do not depend on the number of threads", {
   set.seed(131)
   n <- 3000
