@@ -16,8 +16,8 @@ SYS_DEPS := pandoc qpdf
 CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
              _R_CHECK_SYSTEM_CLOCK_=false NOT_CRAN=true
 
-.PHONY: deps install demo test unit check valgrind sanitize fuzz bench bench-kernel bench-scale bench-kfold docs clean \
-        site-deps site site-check coverage lint
+.PHONY: deps install demo test unit check valgrind sanitize fuzz bench bench-kernel bench-scale bench-kfold \
+        bench-peers bench-eigen bench-deps docs clean site-deps site site-check coverage lint
 
 deps:
 	@if ! command -v pandoc >/dev/null || ! command -v qpdf >/dev/null || \
@@ -158,15 +158,31 @@ lint:
 	$(call extra-deps,lintr)
 	$(RSCRIPT) scripts/lint.R
 
-bench: install
+# scikit-learn for the benchmarks that compare with it: Debian's
+# python3-sklearn, run by /usr/bin/python3 (not a python3 earlier on PATH)
+bench-deps:
+	@/usr/bin/python3 -c 'import sklearn' 2>/dev/null || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-sklearn; }
+
+bench: install bench-deps
 	$(RSCRIPT) bench/path.R
+
+# about 12 minutes: the shapes of issue 13 against scikit-learn, cv.glmnet,
+# MASS::lm.ridge and the flop floor, and the RBF fit against eigen()
+bench-peers: install bench-deps
+	$(RSCRIPT) bench/peers.R
+
+# a few minutes: the eigendecomposition against eigen() and LAPACK's dsyevd
+# and dsyevr (through SciPy) at n = 500 ... 4000
+bench-eigen: install bench-deps
+	$(RSCRIPT) bench/eigen.R
 
 # about 25 minutes: 5 RBF widths x 100 lambdas at n = 2000, against eigen(), kernlab, KRLS
 bench-kernel: install
 	$(RSCRIPT) bench/kernel.R
 
 # exact 10-fold CV against cv.glmnet and scikit-learn (about 15 minutes)
-bench-kfold: install
+bench-kfold: install bench-deps
 	$(RSCRIPT) bench/kfold.R
 
 # about 25 minutes and 8 GB of disk (bench/cache): chunked fits of n = 2e7, d = 50

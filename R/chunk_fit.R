@@ -230,12 +230,14 @@ chunk_kfold_path <- function(data, i, template, engines, lambda, classify, unit)
 # between the passes).
 chunk_moments <- function(data, i, template, intercept, nfold = NULL) {
   rows <- chunk_rows(data, template)
-  mom <- if (is.null(nfold)) .Call(C_rlsc_moments, rows$x, rows$y, rows$w, intercept) else {
+  mom <- if (is.null(nfold)) {
+    .Call(C_rlsc_moments, rows$x, rows$y, rows$w, intercept, thread_count())
+  } else {
     fold <- chunk_folds(data, i, nrow(rows$x), nfold)
     list(folds = lapply(seq_len(nfold), function(k) {
       idx <- which(fold == k)
       .Call(C_rlsc_moments, rows$x[idx, , drop = FALSE], rows$y[idx, , drop = FALSE], rows$w[idx],
-            intercept)
+            intercept, thread_count())
     }))
   }
   mom$n <- stats::setNames(nrow(rows$x) + 0, i)
@@ -316,7 +318,8 @@ chunked_engine <- function(src, template, mom, intercept) {
 }
 
 # Pass 2 (and every later pass): the LOO path of each chunk's rows, merged.
-engine_path.rlsc_chunked <- function(eng, y, lambda, classify = FALSE, keep = FALSE) {
+engine_path.rlsc_chunked <- function(eng, y, lambda, classify = FALSE, keep = FALSE,
+                                     sums = FALSE) {
   source <- eng$source
   out <- map_chunks(source$src, chunk_path, merge_chunk_paths, eng = eng, lambda = lambda,
                     classify = classify, keep = keep, what = "reading (pass 2)")
@@ -346,7 +349,8 @@ chunk_path <- function(data, i, eng, lambda, classify, keep) {
   r0 <- offset_residuals(rows$x, rows$y, eng)
   unit <- source$unit   # one for every chunk, so that their losses merge
   part <- in_units(.Call(C_rlsc_loo_path, basis, eng$values, eng$g / unit, q, r0 / unit,
-                         rows$y / unit, rows$w, rows$w, seq_len(n), lambda, FALSE, classify, keep),
+                         rows$y / unit, rows$w, rows$w, seq_len(n), lambda, FALSE, classify, keep,
+                         thread_count(), NULL),
                    unit, ncol(rows$y))
   part$npos <- sum(rows$w > 0)
   if (keep) {

@@ -3,9 +3,11 @@
 # chunks and merges the results on the worker with `merge`, so only one small
 # result per task travels back.  With future.apply installed and more than one
 # worker in the user's plan(), tasks run through future.apply::future_lapply();
-# otherwise in a plain loop.  The package never calls plan().  Progress goes
-# through progressr when it is installed (the user's handlers; silent unless
-# the user asks for it).
+# otherwise in a plain loop.  The package never calls plan().  Workers share
+# this session's threads (options(rlsc.threads)), at least one each, so that
+# two workers on two cores do not run four threads.  Progress goes through
+# progressr when it is installed (the user's handlers; silent unless the user
+# asks for it).
 
 map_chunks <- function(src, fun, merge, ..., what = "reading") {
   chunks <- src$chunks
@@ -18,7 +20,8 @@ map_chunks <- function(src, fun, merge, ..., what = "reading") {
     progressr::progressor(steps = nchunks)
   }
   read <- if (parallel) portable_reader(src$read) else src$read
-  args <- list(chunks = chunks, read = read, fun = fun, merge = merge, progress = progress, ...)
+  args <- list(chunks = chunks, read = read, fun = fun, merge = merge, progress = progress,
+               threads = if (parallel) max(1L, thread_count() %/% workers), ...)
   parts <- if (!parallel) {
     lapply(tasks, function(idx) do.call(run_task, c(list(idx), args)))
   } else {
@@ -56,8 +59,13 @@ failed_chunks <- function(e, tasks, chunks) {
          paste(vapply(chunks[idx], describe_chunk, ""), collapse = ", "), ")")
 }
 
-# One task: fun() over the chunks `idx`, merged as it goes.
-run_task <- function(idx, chunks, read, fun, merge, progress, ...) {
+# One task: fun() over the chunks `idx`, merged as it goes (on a worker, with
+# `threads` threads).
+run_task <- function(idx, chunks, read, fun, merge, progress, threads = NULL, ...) {
+  if (!is.null(threads)) {
+    old <- options(rlsc.threads = threads)
+    on.exit(options(old))
+  }
   acc <- NULL
   for (i in idx) {
     part <- chunk_call(fun, chunks[[i]], i, read, ...)

@@ -23,7 +23,8 @@ dual_engine <- function(kernel, x, y, w, intercept) {
   center <- kernel_center(kernel, x, w, rows, intercept)
   src <- kernel_source(kernel, x, w, rows, center)
   eig <- tryCatch(
-    .Call(C_rlsc_kernel_eigen, src$k, src$w, src$type, src$params, src$center, intercept),
+    .Call(C_rlsc_kernel_eigen, src$k, src$w, src$type, src$params, src$center, intercept,
+          thread_count()),
     error = function(e) {
       if (grepl("cannot allocate", conditionMessage(e))) {
         stop_dual_memory(length(rows), "more than R could allocate")
@@ -155,9 +156,10 @@ dual_cross <- function(eng, newx) {
     linear = if (is_sparse(newx) || is_sparse(eng$x)) {
       as.matrix(Matrix::tcrossprod(newx, eng$x))
     } else {
-      .Call(C_rlsc_kernel_matrix, newx, eng$x, "linear", numeric(0), eng$center)
+      .Call(C_rlsc_kernel_matrix, newx, eng$x, "linear", numeric(0), eng$center, thread_count())
     },
-    .Call(C_rlsc_kernel_matrix, as.matrix(newx), eng$x, kern$name, kernel_params(kern), eng$center))
+    .Call(C_rlsc_kernel_matrix, as.matrix(newx), eng$x, kern$name, kernel_params(kern), eng$center,
+          thread_count()))
   if (eng$intercept) k <- k - rep(eng$kbar, each = nrow(k))
   k
 }
@@ -166,8 +168,18 @@ dual_cross <- function(eng, newx) {
 # s o U (z / (Lambda + lambda)), z = g / sqrt(Lambda).  Rows kept in the direct
 # form hold B = U sqrt(Lambda) / s in the basis instead of U.
 dual_coefficients <- function(eng, lambda) {
-  a <- eng$g / sqrt(eng$values) * spectral_filter(eng$values, lambda)
-  sqrt(eng$w[eng$rows]) * (dual_u(eng) %*% a)
+  matrix(dual_coefficient_path(eng, lambda), ncol = ncol(eng$g))
+}
+
+# The same at every lambda of a grid (m x T x L), in one product with U.
+dual_coefficient_path <- function(eng, lambda) {
+  nt <- ncol(eng$g)
+  nl <- length(lambda)
+  filt <- matrix(vapply(lambda, function(l) spectral_filter(eng$values, l), eng$values),
+                 length(eng$values), nl)
+  a <- (eng$g / sqrt(eng$values))[, rep(seq_len(nt), nl), drop = FALSE] *
+    filt[, rep(seq_len(nl), each = nt), drop = FALSE]
+  array(sqrt(eng$w[eng$rows]) * (dual_u(eng) %*% a), c(length(eng$rows), nt, nl))
 }
 
 # U over the rows of positive weight; rows kept in the direct form hold

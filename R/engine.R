@@ -110,7 +110,9 @@ validate_engine <- function(eng) {
   eng
 }
 
-engine_path <- function(eng, y, lambda, classify = FALSE, keep = FALSE) UseMethod("engine_path")
+engine_path <- function(eng, y, lambda, classify = FALSE, keep = FALSE, sums = FALSE) {
+  UseMethod("engine_path")
+}
 engine_coef <- function(eng, lambda) UseMethod("engine_coef")
 engine_decision <- function(eng, newx, lambda) UseMethod("engine_decision")
 
@@ -120,6 +122,12 @@ engine_decision <- function(eng, newx, lambda) UseMethod("engine_decision")
 # and the fitted and LOO values (n x T x L).  The rows of each form go through
 # src/path.c in one call.
 #
+# With `sums` (only the squared losses summed over the response columns are
+# wanted: the mean squared error and GCV) and more response columns than
+# directions, the path runs on the responses' coordinates in the row space of
+# g instead (response_space()); the absolute losses are then NA and there are
+# no per-column losses.  Methods may ignore `sums`.
+#
 # y, g and r0 go to C divided by `unit`, the power of two nearest below
 # max |y| (exact), so that the squared losses and the squared deviations of
 # the squared losses (about y^4) neither overflow nor underflow: y of 1e80 or
@@ -128,21 +136,48 @@ engine_decision <- function(eng, newx, lambda) UseMethod("engine_decision")
 # absolute 1, misclassification 0); path_table() converts them, and paths
 # merged by merge_stats() must share their unit.  The kept outputs are in the
 # units of y.
-engine_path.rlsc_engine <- function(eng, y, lambda, classify = FALSE, keep = FALSE) {
+engine_path.rlsc_engine <- function(eng, y, lambda, classify = FALSE, keep = FALSE,
+                                    sums = FALSE) {
   unit <- loss_unit(y)
+  space <- if (sums && !keep && !classify) response_space(eng$g, eng$r0 / unit)
   out <- NULL
   for (direct in c(TRUE, FALSE)) {
     rows <- which(eng$direct == direct)
     if (!length(rows)) next
     g <- (if (direct) eng$g else eng$g / sqrt(eng$values)) / unit
-    part <- .Call(C_rlsc_loo_path, eng$basis, eng$values, g, eng$q, eng$r0 / unit, y / unit,
-                  eng$w, eng$w, rows, lambda, !direct, classify, keep)
+    r0 <- eng$r0 / unit
+    if (!is.null(space)) {
+      g <- g %*% space$basis
+      r0 <- space$r0
+    }
+    part <- .Call(C_rlsc_loo_path, eng$basis, eng$values, g, eng$q, r0,
+                  if (is.null(space)) y / unit else r0, eng$w, eng$w, rows, lambda, !direct,
+                  classify, keep, thread_count(), space$perp)
     part$npos <- sum(eng$w[rows] > 0)
     out <- merge_path(out, part, rows, nrow(eng$basis))
   }
   out <- in_units(out, unit, ncol(y))
   out$df <- model_df(eng, lambda)
   out
+}
+
+# The response columns (T of them) seen through the row space of g (r x T,
+# rank m <= r): for T > r the path's products cost n r L m instead of n r L T.
+# Every row's error e_i(lambda) = rho_i (r0_i + b_i(lambda) g) splits into
+# its coordinates in an orthonormal basis V of that space, rho_i (r0_i V +
+# b_i(lambda) g V), and the rest, rho_i r0_i (I - V V'), which no lambda
+# changes: its squared norm is `perp`.  The columns are scaled by sqrt(m / T),
+# so that the path's means over m columns are means over T.  NULL unless
+# T > r.
+response_space <- function(g, r0) {
+  if (!nrow(g) || ncol(g) <= nrow(g)) return(NULL)
+  sv <- svd(g, nu = 0)
+  m <- sum(sv$d > max(sv$d, 0) * max(dim(g)) * .Machine$double.eps)
+  if (m == 0) return(NULL)
+  v <- sv$v[, seq_len(m), drop = FALSE]
+  inside <- r0 %*% v
+  scale <- sqrt(m / ncol(g))
+  list(basis = v * scale, r0 = inside * scale, perp = rowSums((r0 - inside %*% t(v))^2) * scale^2)
 }
 
 # The powers of the unit of y in the loss columns of src/path.c: squared
@@ -209,8 +244,8 @@ merge_stats <- function(a, b) {
 # checks every fit makes.
 loo_table <- function(eng, resp, lambda, crit) {
   classify <- resp$type == "classification"
-  run <- function(keep, lam) engine_path(eng, resp$y, lam, classify, keep)
-  path <- run(FALSE, lambda)
+  run <- function(keep, lam, sums = FALSE) engine_path(eng, resp$y, lam, classify, keep, sums)
+  path <- run(FALSE, lambda, crit$name %in% c("mse", "gcv") && !isTRUE(crit$per_response))
   if (needs_values(crit)) {
     path$value <- value_criterion(run, lambda, resp$y, eng$w %||% NULL, crit)
   }

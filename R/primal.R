@@ -4,7 +4,7 @@
 
 primal_engine <- function(x, y, w, intercept, free = NULL) {
   mom <- if (is_sparse(x)) sparse_moments(x, y, w, intercept) else {
-    .Call(C_rlsc_moments, x, y, w, intercept)
+    .Call(C_rlsc_moments, x, y, w, intercept, thread_count())
   }
   part <- moments_engine(mom, intercept, max(dim(x)), free, w)
   check_underflow(part$all_values, x, w, intercept)
@@ -56,7 +56,7 @@ moments_engine <- function(mom, intercept, nrows, free = NULL, w = NULL) {
     free_map <- matrix(0, d, length(free))
     free_map[free, ] <- backsolve(root, diag(length(free)))
   }
-  eig <- .Call(C_rlsc_eigen, sxx)
+  eig <- .Call(C_rlsc_eigen, sxx, thread_count())
   m <- max(nrows, d)
   floor <- direction_floor(eig$vectors, mom$xmax[pen], mom$sumw, m)
   noise <- if (is.null(mom$raw)) floor else pmax(floor, raw_noise(eig$vectors, mom$raw[pen]))
@@ -113,7 +113,7 @@ direction_floor <- function(vectors, xmax, w, m) {
 
 # B = (X - 1 xbar') V without a centered copy of X.
 project_rows <- function(x, xbar, v) {
-  if (!is_sparse(x)) return(.Call(C_rlsc_project, x, xbar, v))
+  if (!is_sparse(x)) return(.Call(C_rlsc_project, x, xbar, v, thread_count()))
   as.matrix(x %*% v) - rep(drop(crossprod(xbar, v)), each = nrow(x))
 }
 

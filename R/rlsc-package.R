@@ -11,6 +11,26 @@
 #' \deqn{f_{-i}(x_i) = (\hat y_i - h_{ii} y_i) / (1 - h_{ii}).}
 #' Start with [rlsc()]; see `vignette("rlsc")`.
 #'
+#' @section Options:
+#' \describe{
+#'   \item{`rlsc.threads`}{The number of threads of the package's C loops
+#'     (the Gram and projection of the primal form, kernel matrices, the
+#'     eigendecomposition's back-transformation, the LOO and K-fold path).
+#'     The default is every processor OpenMP sees, no more than the
+#'     environment variables `OMP_THREAD_LIMIT` and `OMP_NUM_THREADS` when
+#'     they are set, and at most 2 under `R CMD check`; but 1 when the BLAS
+#'     runs threads of its own (OpenBLAS, MKL or BLIS with more than one
+#'     thread), which the package's loops call on blocks of rows: threads
+#'     inside threads would oversubscribe the cores. The work is split by
+#'     the sizes of the problem only, so every result is the same, bit for
+#'     bit, whatever the number of threads. A forked child (`parallel::mclapply()`,
+#'     `future::plan("multicore")`) runs one thread; workers of a chunked fit
+#'     share the session's threads between them. `vignette("chunked")` says
+#'     how to keep the threads of parallel workers within the cores.}
+#'   \item{`rlsc.progress`}{`FALSE` turns off the progress bar of long kernel
+#'     fits in interactive sessions (default `TRUE`).}
+#' }
+#'
 #' @references
 #' Rennie, J. D. M. (2004). Fast leave-one-out cross-validation for regularized
 #' least squares classification. MIT CSAIL note.

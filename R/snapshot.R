@@ -7,17 +7,31 @@
 
 new_snapshot <- function(eng, y, lambda) {
   path <- engine_path(eng, y, lambda, keep = TRUE)
-  coefs <- lapply(lambda, function(l) engine_coef(eng, l))
-  n <- nrow(y)
-  nt <- ncol(y)
+  cf <- snapshot_coefficients(eng, lambda, nrow(y), ncol(y))
   structure(list(
     lambda = lambda, values = eng$values, dropped = eng$dropped, noise = eng$noise, w = eng$w,
     omh = path$omh,
     fitted = path$fitted, loo = path$loo,
-    coef = array(unlist(lapply(coefs, `[[`, "coef")), c(n, nt, length(lambda))),
-    intercept = matrix(unlist(lapply(coefs, `[[`, "intercept")), nt),
+    coef = cf$coef, intercept = cf$intercept,
     cross = eng[c("kernel", "x", "center", "kbar", "rows", "intercept", "ybar")]
   ), class = "rlsc_snapshot")
+}
+
+# The coefficients (n x T x L) and intercepts (T x L) at every lambda of the
+# grid: the dual coefficients of a kernel in one product for the whole grid
+# (engine_coef.rlsc_dual() at one lambda gives the same), else engine_coef()
+# lambda by lambda.
+snapshot_coefficients <- function(eng, lambda, n, nt) {
+  if (!inherits(eng, "rlsc_dual") || eng$kernel$name == "linear") {
+    coefs <- lapply(lambda, function(l) engine_coef(eng, l))
+    return(list(coef = array(unlist(lapply(coefs, `[[`, "coef")), c(n, nt, length(lambda))),
+                intercept = matrix(unlist(lapply(coefs, `[[`, "intercept")), nt)))
+  }
+  cf <- dual_coefficient_path(eng, lambda)
+  coef <- array(0, c(n, nt, length(lambda)))
+  coef[eng$rows, , ] <- cf
+  kc <- if (eng$intercept) crossprod(eng$kbar, matrix(cf, length(eng$rows))) else 0
+  list(coef = coef, intercept = eng$ybar - matrix(kc, nt, length(lambda)))
 }
 
 # The grid indices of `lambda`, or an error naming what would serve others.
@@ -31,7 +45,8 @@ snapshot_index <- function(snap, lambda) {
   idx
 }
 
-engine_path.rlsc_snapshot <- function(eng, y, lambda, classify = FALSE, keep = FALSE) {
+engine_path.rlsc_snapshot <- function(eng, y, lambda, classify = FALSE, keep = FALSE,
+                                      sums = FALSE) {
   idx <- snapshot_index(eng, lambda)
   loo <- eng$loo[, , idx, drop = FALSE]
   list(omh = eng$omh[, idx, drop = FALSE], fitted = eng$fitted[, , idx, drop = FALSE],

@@ -9,7 +9,7 @@ suppressPackageStartupMessages({
   library(rlsc)
   library(glmnet)
 })
-python <- "/usr/bin/python3"
+python <- "/usr/bin/python3"   # Debian's python3-sklearn (make bench-deps)
 has_sklearn <- file.exists(python) &&
   system2(python, c("-c", shQuote("import sklearn")), stdout = FALSE, stderr = FALSE) == 0
 cat("date:     ", format(Sys.time(), "%Y-%m-%d %H:%M %Z"), "\n")

@@ -78,10 +78,12 @@ brute_force_loo <- function(x, y, lam) {
 }
 
 # Median seconds of scikit-learn's RidgeCV (efficient LOO over `lambda`) run by
-# python3, or NA when python3 or scikit-learn is missing.
+# Debian's /usr/bin/python3 (python3-sklearn: make bench-deps), or NA when it
+# or scikit-learn is missing.
+python <- "/usr/bin/python3"
 sklearn_ridgecv_sec <- function(x, y, lambda, reps) {
-  if (!nzchar(Sys.which("python3"))) return(NA_real_)
-  status <- suppressWarnings(system2("python3", c("-c", shQuote("import sklearn")),
+  if (!file.exists(python)) return(NA_real_)
+  status <- suppressWarnings(system2(python, c("-c", shQuote("import sklearn")),
                                      stdout = FALSE, stderr = FALSE))
   if (status != 0) return(NA_real_)
   data_file <- tempfile(fileext = ".csv")
@@ -103,7 +105,7 @@ sklearn_ridgecv_sec <- function(x, y, lambda, reps) {
     "    times.append(time.perf_counter() - t0)",
     "print(statistics.median(times))"
   ), script)
-  out <- system2("python3", c(script, data_file, alpha_file, reps), stdout = TRUE)
+  out <- system2(python, c(script, data_file, alpha_file, reps), stdout = TRUE)
   as.numeric(out[length(out)])
 }
 
@@ -154,6 +156,7 @@ print_machine <- function() {
   cat("BLAS:     ", si$BLAS, "\n")
   cat("LAPACK:   ", si$LAPACK, "| La_version", La_version(), "\n")
   cat("extSoftVersion BLAS:", extSoftVersion()[["BLAS"]], "\n")
+  cat("LD_PRELOAD:", Sys.getenv("LD_PRELOAD", "(none)"), "| rlsc threads", rlsc:::thread_count(), "\n")
   cat("load average at start:", readLines("/proc/loadavg"), "\n\n")
 }
 
@@ -202,7 +205,7 @@ rows$glmnet <- result_row("100-lambda path, n=1000 d=100", rlsc_sec,
 lmridge_sec <- time_median(function() MASS::lm.ridge(y ~ x, lambda = fit$lambda), reps)
 rows$lmridge <- result_row("100-lambda path, n=1000 d=100", rlsc_sec,
                            "MASS::lm.ridge, 100 lambdas (GCV only)", lmridge_sec, "ref/rlsc")
-sklearn_sec <- sklearn_ridgecv_sec(x, y, fit$lambda, reps)
+sklearn_sec <- sklearn_ridgecv_sec(x, y, fit$lambda[fit$lambda > 0], reps)   # positive alphas only
 if (is.na(sklearn_sec)) {
   cat("   scikit-learn RidgeCV: not installed, skipped\n")
 } else {

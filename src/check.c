@@ -43,6 +43,16 @@ int rlsc_block_rows(int n, double per_row, double budget)
     return n < rows ? (n > 0 ? n : 1) : (int) rows;
 }
 
+/* Row blocks of the parallel loops: as rlsc_block_rows(), and at most an
+   eighth of the rows (at least 64), so that a few thousand rows still give
+   every thread blocks.  Depends on the problem's sizes only. */
+int rlsc_parallel_block_rows(int n, double per_row)
+{
+    int nb = rlsc_block_rows(n, per_row, BLOCK_DOUBLES), eighth = n / 8 + 1;
+    if (eighth < 64) eighth = 64;
+    return nb < eighth ? nb : eighth;
+}
+
 /* Copy the upper triangle of the n x n matrix a into its lower triangle
    (dsyrk, dsyr and friends fill one triangle only). */
 void rlsc_mirror_upper(double *a, int n)

@@ -1,15 +1,21 @@
 /* Step 2: the one eigendecomposition of a symmetric matrix, eigenvalues
-   returned largest first.  The steps of LAPACK's dsyevr (MRRR), called one
-   block at a time so that a long decomposition answers interrupts:
-     1. reduction to tridiagonal form T = Q' A Q (dsytrd's blocked loop:
-        dlatrd on a panel of columns, dsyr2k on the rest),
+   returned largest first.  The steps of LAPACK's dsyevr (MRRR), run here in
+   blocks so that a long decomposition answers interrupts and uses the
+   threads (DESIGN.md, sections 8 and 9):
+     1. reduction to tridiagonal form T = Q' A Q, dsytrd's blocked loop
+        (dlatrd on a panel of 32 columns, dsyr2k on the rest), one thread:
+        its products are level-2 bound, and splitting them cost the
+        reference BLAS more than a second core gave back;
      2. eigenpairs of T (dstemr, O(n^2); dsteqr if dstemr fails, as dsyevr
-        falls back on other routines),
-     3. back-transformation Z <- Q Z, a few Householder reflectors at a time
-        (dormql, as dormtr applies them).
-   Between blocks R_CheckUserInterrupt(): the blocks are sized to a few times
-   1e8 floating-point operations, a fraction of a second even with the
-   reference BLAS.  Scratch memory comes from R_alloc, so a jump out frees it. */
+        falls back on other routines);
+     3. back-transformation U = Q Z, 32 Householder reflectors at a time in
+        the compact WY form I - V T V' (dlarft), with V' stored too so that
+        both products run along columns (with the reference BLAS about twice
+        the rate of dormtr's), pieces of 64 columns of Z in parallel.
+   Every split depends on n only, never on the number of threads, so the
+   result does not either.  Between blocks R_CheckUserInterrupt(), never
+   inside a parallel region.  Scratch memory comes from R_alloc, so a jump out
+   frees it. */
 #include "rlsc.h"
 #include <float.h>
 
@@ -22,30 +28,37 @@ extern void F77_NAME(dstemr)(const char *jobz, const char *range, const int *n, 
                              const int *lwork, int *iwork, const int *liwork, int *info
                              FCLEN FCLEN);
 
+/* columns per panel of the reduction, reflectors per block of the
+   back-transformation (dsytrd's and dormtr's block size) */
+#define PANEL 32
+/* columns of Z (eigenvectors) per piece of the back-transformation */
+#define PANEL_COLS 64
 /* floating-point operations between two interrupt checks */
 #define EIGEN_FLOPS 2e8
 
-static int clamp_block(double b, int hi)
+/* Columns per panel of the reduction: 32, fewer beyond n = 4096 so that a
+   panel (2 n^2 nb operations in dlatrd and as many in dsyr2k) stays within a
+   few EIGEN_FLOPS. */
+static int panel_width(int n)
 {
-    if (!(b >= 1.0)) return 1;
-    return b > hi ? hi : (int) b;
+    double nb = PANEL * (4096.0 / n) * (4096.0 / n);
+    return nb >= PANEL ? PANEL : nb <= 8 ? 8 : (int) nb;
 }
 
 /* The upper triangle of a (n x n) to tridiagonal form: d (n), e (n - 1),
    tau (n - 1), the reflectors left in a, as dsytrd("U") leaves them. */
 static void tridiagonalize(double *a, int n, double *d, double *e, double *tau)
 {
-    int nb = clamp_block(EIGEN_FLOPS / (4.0 * n * n), 32), info = 0;
-    if (nb >= n) nb = n;
+    int nb = panel_width(n), info = 0;
     int kk = nb >= n ? n : n - ((n - 1) / nb) * nb;   /* columns 1..kk: unblocked */
     if (kk < n) {
-        double *work = (double *) R_alloc((size_t) n * nb, sizeof(double));
+        double *w = (double *) R_alloc((size_t) n * nb, sizeof(double));
         const double one = 1.0, minus_one = -1.0;
         for (int i = n - nb + 1; i >= kk + 1; i -= nb) {   /* 1-based, as in dsytrd */
             int ni = i + nb - 1, im1 = i - 1;
-            F77_CALL(dlatrd)("U", &ni, &nb, a, &n, e, tau, work, &n FCONE);
+            F77_CALL(dlatrd)("U", &ni, &nb, a, &n, e, tau, w, &n FCONE);
             F77_CALL(dsyr2k)("U", "N", &im1, &nb, &minus_one, a + (size_t) n * (i - 1), &n,
-                             work, &n, &one, a, &n FCONE FCONE);
+                             w, &n, &one, a, &n FCONE FCONE);
             for (int j = i; j <= i + nb - 1; j++) {
                 a[(j - 2) + (size_t) n * (j - 1)] = e[j - 2];
                 d[j - 1] = a[(j - 1) + (size_t) n * (j - 1)];
@@ -87,34 +100,64 @@ static void tridiagonal_eigen(double *d, double *e, int n, double *values, doubl
     memcpy(values, d0, sizeof(double) * n);
 }
 
-/* z <- Q z for the Q of tridiagonalize(): the n - 1 reflectors, stored in
-   a(1:i-1, i+1), applied by dormql a few at a time (H(1) first). */
-static void back_transform(const double *a, int n, const double *tau, double *z)
+/* U = Q Z for the Q of tridiagonalize(): Q = H(n-1) ... H(1), reflector i
+   (1-based) is v = (A(1:i-1, i+1), 1, 0, ...).  Blocks of PANEL reflectors,
+   H(i0) first: with V their m x ib matrix (m = i0 + ib - 1 rows, the unit
+   and zero entries written out) and T from dlarft("Backward"), the block is
+   I - V T V', so Z <- Z - V (T (V' Z)).  V' is stored too, so that both
+   products run along columns (with the reference BLAS, at the rate of a
+   long dgemm); the columns of Z go in pieces of PANEL_COLS. */
+static void back_transform(const double *a, int n, const double *tau, double *z, int nth)
 {
-    int k = n - 1, info = 0;
+    int k = n - 1;
     if (k < 1) return;
-    int step = clamp_block(EIGEN_FLOPS / (2.0 * n * n), k), lwork = -1;
-    double wq = 0.0;
-    F77_CALL(dormql)("L", "N", &k, &n, &step, a + n, &n, tau, z, &n, &wq, &lwork, &info
-                     FCONE FCONE);
-    if (info != 0) error("LAPACK dormql (workspace query) failed with info = %d", info);
-    lwork = (int) wq > n ? (int) wq : n;
-    double *work = (double *) R_alloc(lwork, sizeof(double));
-    for (int i0 = 1; i0 <= k; i0 += step) {   /* 1-based reflector index */
-        int ib = k - i0 + 1 < step ? k - i0 + 1 : step, mi = i0 + ib - 1;
-        F77_CALL(dormql)("L", "N", &mi, &n, &ib, a + (size_t) n * i0, &n, tau + (i0 - 1), z, &n,
-                         work, &lwork, &info FCONE FCONE);
-        if (info != 0) error("LAPACK dormql failed with info = %d", info);
-        R_CheckUserInterrupt();
+    int npieces = (n + PANEL_COLS - 1) / PANEL_COLS;
+    double *v = (double *) R_alloc((size_t) n * PANEL, sizeof(double));
+    double *vt = (double *) R_alloc((size_t) n * PANEL, sizeof(double));
+    double *t = (double *) R_alloc((size_t) PANEL * PANEL, sizeof(double));
+    double *wk = (double *) R_alloc((size_t) PANEL * PANEL_COLS * nth, sizeof(double));
+    for (int i0 = 1; i0 <= k; i0 += PANEL) {   /* 1-based reflector index */
+        int ib = k - i0 + 1 < PANEL ? k - i0 + 1 : PANEL, m = i0 + ib - 1;
+        for (int j = 0; j < ib; j++) {          /* reflector i0 + j: rows 1..i0+j */
+            int len = i0 + j - 1;               /* stored entries */
+            double *vj = v + (size_t) m * j;
+            memcpy(vj, a + (size_t) n * (i0 + j), sizeof(double) * len);
+            vj[len] = 1.0;
+            for (int r = len + 1; r < m; r++) vj[r] = 0.0;
+            for (int r = 0; r < m; r++) vt[j + (size_t) ib * r] = vj[r];
+        }
+        F77_CALL(dlarft)("B", "C", &m, &ib, v, &m, tau + (i0 - 1), t, &ib FCONE FCONE);
+        /* rounds of pieces of about EIGEN_FLOPS per thread */
+        double per_piece = 4.0 * PANEL_COLS * (double) m * ib;
+        int per_round = (int) (EIGEN_FLOPS * nth / per_piece);
+        if (per_round < nth) per_round = nth;
+        for (int p0 = 0; p0 < npieces; p0 += per_round) {
+            int p1 = p0 + per_round < npieces ? p0 + per_round : npieces;
+            int par = rlsc_parallel(nth, p1 - p0, (p1 - p0) * per_piece);
+            RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
+            for (int p = p0; p < p1; p++) {
+                int c0 = p * PANEL_COLS, nc = n - c0 < PANEL_COLS ? n - c0 : PANEL_COLS;
+                double *w = wk + (size_t) PANEL * PANEL_COLS * rlsc_thread_id();
+                double *zp = z + (size_t) n * c0;
+                const double one = 1.0, zero = 0.0, minus_one = -1.0;
+                F77_CALL(dgemm)("N", "N", &ib, &nc, &m, &one, vt, &ib, zp, &n, &zero, w, &ib
+                                FCONE FCONE);
+                F77_CALL(dtrmm)("L", "L", "N", "N", &ib, &nc, &one, t, &ib, w, &ib
+                                FCONE FCONE FCONE FCONE);
+                F77_CALL(dgemm)("N", "N", &m, &nc, &ib, &minus_one, v, &m, w, &ib, &one, zp, &n
+                                FCONE FCONE);
+            }
+            R_CheckUserInterrupt();
+        }
     }
 }
 
 /* Eigenpairs of the symmetric n x n matrix `a` (its upper triangle), which is
    destroyed and must be finite: `values` (n) decreasing and the matching
-   `vectors` (n x n).  A matrix whose largest entry is outside the range where
-   the reduction is safe is scaled by a power of two first (exact), as dsyevr
-   scales it. */
-void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors)
+   `vectors` (n x n), with `nth` threads.  A matrix whose largest entry is
+   outside the range where the reduction is safe is scaled by a power of two
+   first (exact), as dsyevr scales it. */
+void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors, int nth)
 {
     if (n <= 0) return;
     double top = 0.0;
@@ -138,7 +181,7 @@ void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors)
     R_CheckUserInterrupt();
     tridiagonal_eigen(d, e, n, values, vectors);
     R_CheckUserInterrupt();
-    back_transform(a, n, tau, vectors);
+    back_transform(a, n, tau, vectors, nth);
     for (int k = 0; k < n / 2; k++) {     /* reverse to decreasing order, in place */
         int j = n - 1 - k;
         double t = values[k]; values[k] = values[j]; values[j] = t;
@@ -149,11 +192,12 @@ void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors)
         for (int k = 0; k < n; k++) values[k] = ldexp(values[k], -shift);
 }
 
-SEXP rlsc_eigen(SEXP s)
+SEXP rlsc_eigen(SEXP s, SEXP threads)
 {
     int n, nc;
     rlsc_check_double_matrix(s, "s", &n, &nc);
     if (n != nc) error("'s' must be square, not %d x %d", n, nc);
+    int nth = rlsc_thread_count(threads);
 
     const char *names[] = {"values", "vectors", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
@@ -164,7 +208,7 @@ SEXP rlsc_eigen(SEXP s)
         memcpy(a, REAL(s), sizeof(double) * (size_t) n * n);   /* LAPACK destroys its input */
         for (size_t k = 0; k < (size_t) n * n; k++)
             if (!R_FINITE(a[k])) error("'s' must be finite");
-        rlsc_symmetric_eigen(a, n, REAL(VECTOR_ELT(out, 0)), REAL(VECTOR_ELT(out, 1)));
+        rlsc_symmetric_eigen(a, n, REAL(VECTOR_ELT(out, 0)), REAL(VECTOR_ELT(out, 1)), nth);
     }
     UNPROTECT(1);
     return out;

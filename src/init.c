@@ -1,16 +1,17 @@
-/* Registration of the .Call entry points, nothing else. */
+/* Registration of the .Call entry points (and the threads' fork handler). */
 #include "rlsc.h"
 #include <R_ext/Rdynload.h>
 
 static const R_CallMethodDef call_methods[] = {
-    {"rlsc_moments",          (DL_FUNC) &rlsc_moments,          4},
-    {"rlsc_eigen",            (DL_FUNC) &rlsc_eigen,            1},
-    {"rlsc_project",          (DL_FUNC) &rlsc_project,          3},
-    {"rlsc_loo_path",         (DL_FUNC) &rlsc_loo_path,        13},
-    {"rlsc_kernel_matrix",    (DL_FUNC) &rlsc_kernel_matrix,    5},
+    {"rlsc_moments",          (DL_FUNC) &rlsc_moments,          5},
+    {"rlsc_eigen",            (DL_FUNC) &rlsc_eigen,            2},
+    {"rlsc_project",          (DL_FUNC) &rlsc_project,          4},
+    {"rlsc_loo_path",         (DL_FUNC) &rlsc_loo_path,        15},
+    {"rlsc_kernel_matrix",    (DL_FUNC) &rlsc_kernel_matrix,    6},
     {"rlsc_kernel_asymmetry", (DL_FUNC) &rlsc_kernel_asymmetry, 1},
-    {"rlsc_kernel_eigen",     (DL_FUNC) &rlsc_kernel_eigen,     6},
+    {"rlsc_kernel_eigen",     (DL_FUNC) &rlsc_kernel_eigen,     7},
     {"rlsc_abs_max",          (DL_FUNC) &rlsc_abs_max,          1},
+    {"rlsc_thread_info",      (DL_FUNC) &rlsc_thread_info,      0},
     {NULL, NULL, 0}
 };
 
@@ -19,4 +20,5 @@ void R_init_rlsc(DllInfo *dll)
     R_registerRoutines(dll, NULL, call_methods, NULL, NULL);
     R_useDynamicSymbols(dll, FALSE);
     R_forceSymbols(dll, TRUE);
+    rlsc_init_threads();
 }

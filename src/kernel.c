@@ -15,7 +15,7 @@
    with at most two n x n buffers alive (the kernel, destroyed by dsyevr, and
    U); what to keep of the spectrum is decided in R. */
 #include "rlsc.h"
-#include <Rmath.h>
+#include <math.h>
 
 enum { KERNEL_LINEAR, KERNEL_RBF, KERNEL_POLYNOMIAL, KERNEL_PRECOMPUTED };
 
@@ -67,11 +67,26 @@ static void gather_block(const double *x, int n, const int *rows, int nb, int j0
     }
 }
 
+/* x^k for a whole k >= 1, by repeated squaring (as R_pow_di, without R) */
+static double whole_power(double x, int k)
+{
+    if (!isfinite(x)) return pow(x, (double) k);
+    double xn = 1.0;
+    for (;;) {
+        if (k & 1) xn *= x;
+        if (k >>= 1) x *= x; else break;
+    }
+    return xn;
+}
+
 /* out (n x m) = k(x_i, z_j) for the n rows `xrows` of x (ldx rows in all;
    NULL: the first n) and the m rows of z (d columns each); z == NULL means
-   z = x (then only the upper triangle is computed, and mirrored). */
+   z = x (then only the upper triangle is computed, and mirrored).  The
+   product runs in pieces of output columns of about 1e8 operations (of equal
+   area of the triangle when symmetric), computed by the threads in rounds with
+   an interrupt check after each; the pieces depend on the sizes only. */
 static void kernel_fill(const kernel_spec *k, const double *x, int ldx, const int *xrows, int n,
-                        const double *z, int m, int d, const double *center, double *out)
+                        const double *z, int m, int d, const double *center, double *out, int nth)
 {
     int sym = z == NULL;
     if (sym) m = n;
@@ -87,25 +102,40 @@ static void kernel_fill(const kernel_spec *k, const double *x, int ldx, const in
     int cb_max = d > 0 ? rlsc_block_rows(d, n + (sym ? 0 : m), BLOCK_DOUBLES) : 1;
     double *xb = (double *) R_alloc((size_t) n * cb_max, sizeof(double));
     double *zb = sym ? xb : (double *) R_alloc((size_t) m * cb_max, sizeof(double));
-    const double one = 1.0;
     for (int j0 = 0; j0 < d; j0 += cb_max) {
         int cb = d - j0 < cb_max ? d - j0 : cb_max;
         gather_block(x, ldx, xrows, n, j0, cb, center, xb);
         if (!sym) gather_block(z, m, NULL, m, j0, cb, center, zb);
-        /* the product in panels of output columns, each about 1e8
-           operations, with an interrupt check after each */
-        int pw = (int) (1e8 / (2.0 * n * cb));
-        if (pw < 1) pw = 1;
-        for (int c0 = 0; c0 < m; c0 += pw) {
-            int cw = m - c0 < pw ? m - c0 : pw;
-            if (sym) {   /* rows above the diagonal block, then the block */
-                F77_CALL(dgemm)("N", "T", &c0, &cw, &cb, &one, xb, &n, xb + c0, &n, &one,
-                                out + (size_t) n * c0, &n FCONE FCONE);
-                F77_CALL(dsyrk)("U", "N", &cw, &cb, &one, xb + c0, &n, &one,
-                                out + c0 + (size_t) n * c0, &n FCONE FCONE);
-            } else {
-                F77_CALL(dgemm)("N", "T", &n, &cw, &cb, &one, xb, &n, zb + c0, &m, &one,
-                                out + (size_t) n * c0, &n FCONE FCONE);
+        /* pieces of output columns: about 1e8 operations each, and at least
+           8 when there are columns enough */
+        double flops = (sym ? 1.0 : 2.0) * n * (double) m * cb;
+        int np = (int) ceil(flops / 1e8), most = m / 16 > 1 ? m / 16 : 1;
+        if (np < 8) np = 8;
+        if (np > most) np = most;
+        int *cut = (int *) R_alloc((size_t) np + 1, sizeof(int));
+        if (sym) {
+            np = rlsc_triangle_pieces(m, np, 1, cut);
+        } else {
+            for (int p = 0; p <= np; p++) cut[p] = (int) ((double) m * p / np);
+        }
+        int per_round = (int) (2e8 * nth / (flops / np));
+        if (per_round < nth) per_round = nth;
+        for (int p0 = 0; p0 < np; p0 += per_round) {
+            int p1 = p0 + per_round < np ? p0 + per_round : np;
+            int par = rlsc_parallel(nth, p1 - p0, (p1 - p0) * flops / np);
+            RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
+            for (int p = p0; p < p1; p++) {
+                int c0 = cut[p], cw = cut[p + 1] - cut[p];
+                const double one = 1.0;
+                if (sym) {   /* rows above the diagonal block, then the block */
+                    F77_CALL(dgemm)("N", "T", &c0, &cw, &cb, &one, xb, &n, xb + c0, &n, &one,
+                                    out + (size_t) n * c0, &n FCONE FCONE);
+                    F77_CALL(dsyrk)("U", "N", &cw, &cb, &one, xb + c0, &n, &one,
+                                    out + c0 + (size_t) n * c0, &n FCONE FCONE);
+                } else {
+                    F77_CALL(dgemm)("N", "T", &n, &cw, &cb, &one, xb, &n, zb + c0, &m, &one,
+                                    out + (size_t) n * c0, &n FCONE FCONE);
+                }
             }
             R_CheckUserInterrupt();
         }
@@ -118,31 +148,44 @@ static void kernel_fill(const kernel_spec *k, const double *x, int ldx, const in
         }
         R_CheckUserInterrupt();
     }
-    double inv2s2 = 1.0 / (2.0 * k->sigma * k->sigma);
-    int deg = (int) k->degree;
-    size_t work = 0;
-    for (int j = 0; j < m; j++) {
-        int iend = sym ? j + 1 : n;
-        rlsc_tick(&work, (size_t) iend);
-        double *col = out + (size_t) n * j;
-        for (int i = 0; i < iend; i++) {
-            double v = col[i];
-            if (rbf) {
-                double d2 = (sym && i == j) ? 0.0 : nx[i] + nz[j] - 2.0 * v;
-                /* d2 = 0 gives 1 exactly, also when 1 / sigma^2 overflows */
-                v = d2 > 0.0 ? exp(-d2 * inv2s2) : 1.0;
-            } else if (k->type == KERNEL_POLYNOMIAL) {
-                v = R_pow_di(k->scale * v + k->offset, deg);
+    if (k->type == KERNEL_RBF || k->type == KERNEL_POLYNOMIAL) {
+        /* the elementwise map, in rounds of 64 columns per thread */
+        double inv2s2 = 1.0 / (2.0 * k->sigma * k->sigma), scale = k->scale, offset = k->offset;
+        int deg = (int) k->degree, chunk = 64, nchunk = (m + chunk - 1) / chunk;
+        int per_round = (int) (1e7 * nth / ((double) chunk * n)) + 1;
+        if (per_round < nth) per_round = nth;
+        for (int q0 = 0; q0 < nchunk; q0 += per_round) {
+            int q1 = q0 + per_round < nchunk ? q0 + per_round : nchunk;
+            int par = rlsc_parallel(nth, q1 - q0, 20.0 * (q1 - q0) * chunk * n);
+            RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
+            for (int q = q0; q < q1; q++) {
+                int jend = (q + 1) * chunk < m ? (q + 1) * chunk : m;
+                for (int j = q * chunk; j < jend; j++) {
+                    int iend = sym ? j + 1 : n;
+                    double *col = out + (size_t) n * j;
+                    for (int i = 0; i < iend; i++) {
+                        double v = col[i];
+                        if (rbf) {
+                            double d2 = (sym && i == j) ? 0.0 : nx[i] + nz[j] - 2.0 * v;
+                            /* d2 = 0 gives 1 exactly, also when 1 / sigma^2 overflows */
+                            v = d2 > 0.0 ? exp(-d2 * inv2s2) : 1.0;
+                        } else {
+                            v = whole_power(scale * v + offset, deg);
+                        }
+                        col[i] = v;
+                    }
+                }
             }
-            col[i] = v;
+            R_CheckUserInterrupt();
         }
     }
     if (sym) rlsc_mirror_upper(out, n);
 }
 
-SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params, SEXP center)
+SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params, SEXP center, SEXP threads)
 {
     kernel_spec k = parse_kernel(type, params);
+    int nth = rlsc_thread_count(threads);
     if (k.type == KERNEL_PRECOMPUTED) error("'type' must not be \"precomputed\" here");
     int n, d, m, dz;
     rlsc_check_double_matrix(x, "x", &n, &d);
@@ -154,7 +197,7 @@ SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params, SEXP center)
     }
     const double *c = kernel_center(center, d);
     SEXP out = PROTECT(allocMatrix(REALSXP, n, m));
-    kernel_fill(&k, REAL(x), n, NULL, n, isNull(z) ? NULL : REAL(z), m, d, c, REAL(out));
+    kernel_fill(&k, REAL(x), n, NULL, n, isNull(z) ? NULL : REAL(z), m, d, c, REAL(out), nth);
     UNPROTECT(1);
     return out;
 }
@@ -184,7 +227,7 @@ SEXP rlsc_kernel_asymmetry(SEXP k)
    decomposed, and U = H [0; V].  `values` gets the n - 1 eigenvalues of the
    directions orthogonal to s, `vectors` the n x (n - 1) matrix U. */
 static void deflated_eigen(double *a, int n, const double *s, double sumw,
-                           double *values, double *vectors)
+                           double *values, double *vectors, int nth)
 {
     int m = n - 1, inc = 1;
     if (m == 0) return;
@@ -204,7 +247,7 @@ static void deflated_eigen(double *a, int n, const double *s, double sumw,
     for (int j = 0; j < m; j++)
         for (int i = 0; i < m; i++) a[i + (size_t) m * j] = a[i + 1 + (size_t) n * (j + 1)];
     R_CheckUserInterrupt();
-    rlsc_symmetric_eigen(a, m, values, vectors);
+    rlsc_symmetric_eigen(a, m, values, vectors, nth);
     /* expand each vector to [0; z] with leading dimension n (every element
        moves to a higher address: go backwards), then reflect */
     for (int k = m - 1; k >= 0; k--) {
@@ -237,7 +280,8 @@ static double finite_abs_max(const double *a, int n)
     return top;
 }
 
-SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP center, SEXP intercept)
+SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP center, SEXP intercept,
+                       SEXP threads)
 {
     kernel_spec k = parse_kernel(type, params);
     int n, d;
@@ -247,6 +291,7 @@ SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP center, SEXP
     rlsc_check_double_vector(w, "w", n);
     const double *c = kernel_center(center, d);
     int icpt = rlsc_check_flag(intercept, "intercept");
+    int nth = rlsc_thread_count(threads);
     const double *px = REAL(x), *pw = REAL(w);
 
     int np = 0;
@@ -269,7 +314,7 @@ SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP center, SEXP
             rlsc_tick(&work, (size_t) np);
         }
     } else {
-        kernel_fill(&k, px, n, rows, np, NULL, np, d, c, a);
+        kernel_fill(&k, px, n, rows, np, NULL, np, d, c, a, nth);
     }
     /* the largest entry sets the rounding error of the centered kernel */
     double kmax = finite_abs_max(a, np);
@@ -306,9 +351,9 @@ SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP center, SEXP
     SEXP values = PROTECT(allocVector(REALSXP, m));
     SEXP vectors = PROTECT(allocMatrix(REALSXP, np, m));
     if (icpt) {
-        deflated_eigen(a, np, s, sumw, REAL(values), REAL(vectors));
+        deflated_eigen(a, np, s, sumw, REAL(values), REAL(vectors), nth);
     } else {
-        rlsc_symmetric_eigen(a, np, REAL(values), REAL(vectors));
+        rlsc_symmetric_eigen(a, np, REAL(values), REAL(vectors), nth);
     }
     const char *names[] = {"values", "vectors", "kbar", "kmax", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));

@@ -4,7 +4,8 @@
    accumulated one block of rows at a time.  Each block is centered at its own
    mean and merged into the running totals with the pairwise update of Chan,
    Golub and LeVeque, so no raw sums of squares are ever formed and the rows
-   could arrive as a stream. */
+   could arrive as a stream.  The Gram of each block is computed in column
+   pieces by the threads. */
 #include "rlsc.h"
 
 /* Weighted mean of rows [i0, i0 + nb) of the n x p matrix a into mean (p). */
@@ -19,19 +20,40 @@ static void block_mean(const double *a, int n, int p, int i0, int nb,
     }
 }
 
-/* buf (nb x p) = sqrt(w_i) (a_i - mean) for the rows of the block. */
+/* buf (p x nb) = sqrt(w_i) (a_i - mean) for the rows of the block, one row
+   per column: transposed, so that the products with it run along its
+   columns (the reference BLAS's dsyrk twice as fast as on the block itself). */
 static void scaled_centered_block(const double *a, int n, int p, int i0, int nb,
-                                  const double *w, const double *mean, double *buf)
+                                  const double *s, const double *mean, double *buf)
 {
     for (int j = 0; j < p; j++) {
         const double *col = a + (size_t) n * j + i0;
         double m = mean ? mean[j] : 0.0;
-        double *out = buf + (size_t) nb * j;
-        for (int i = 0; i < nb; i++) out[i] = sqrt(w[i0 + i]) * (col[i] - m);
+        for (int i = 0; i < nb; i++) buf[j + (size_t) p * i] = s[i] * (col[i] - m);
     }
 }
 
-SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept)
+/* S (upper triangle, d x d) += bt bt' for the d x nb matrix bt, in column
+   pieces of equal area computed by the threads (dsyrk on each diagonal
+   block, dgemm above it); the pieces depend on d only. */
+static void pieces_syrk(double *S, int d, int nb, const double *bt, int nth)
+{
+    int c[9];
+    int k = rlsc_triangle_pieces(d, 8, 64, c);
+    int par = rlsc_parallel(nth, k, (double) nb * d * d);
+    RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
+    for (int p = 0; p < k; p++) {
+        int c0 = c[p], w = c[p + 1] - c[p];
+        const double one = 1.0;
+        if (c0 > 0)
+            F77_CALL(dgemm)("N", "T", &c0, &w, &nb, &one, bt, &d, bt + c0, &d, &one,
+                            S + (size_t) d * c0, &d FCONE FCONE);
+        F77_CALL(dsyrk)("U", "N", &w, &nb, &one, bt + c0, &d, &one, S + c0 + (size_t) d * c0, &d
+                        FCONE FCONE);
+    }
+}
+
+SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept, SEXP threads)
 {
     int n, d, ny, nt;
     rlsc_check_double_matrix(x, "x", &n, &d);
@@ -39,6 +61,7 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept)
     if (ny != n) error("'y' must have %d rows, not %d", n, ny);
     rlsc_check_double_vector(w, "w", n);
     int icpt = rlsc_check_flag(intercept, "intercept");
+    int nth = rlsc_thread_count(threads);
 
     const double *px = REAL(x), *py = REAL(y), *pw = REAL(w);
     const char *names[] = {"sumw", "xbar", "ybar", "sxx", "sxy", "xmax", ""};
@@ -65,6 +88,7 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept)
     double *bmy = (double *) R_alloc(nt > 0 ? nt : 1, sizeof(double));
     double *dx = (double *) R_alloc(d > 0 ? d : 1, sizeof(double));
     double *dy = (double *) R_alloc(nt > 0 ? nt : 1, sizeof(double));
+    double *sw = (double *) R_alloc(nb_max, sizeof(double));
 
     const double one = 1.0;
     double wtot = 0.0;
@@ -83,12 +107,16 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept)
             block_mean(px, n, d, i0, nb, pw, wb, bmx);
             block_mean(py, n, nt, i0, nb, pw, wb, bmy);
         }
-        scaled_centered_block(px, n, d, i0, nb, pw, icpt ? bmx : NULL, bx);
-        scaled_centered_block(py, n, nt, i0, nb, pw, icpt ? bmy : NULL, by);
-        if (d > 0)
-            F77_CALL(dsyrk)("U", "T", &d, &nb, &one, bx, &nb, &one, S, &d FCONE FCONE);
+        for (int i = 0; i < nb; i++) sw[i] = sqrt(pw[i0 + i]);
+        scaled_centered_block(px, n, d, i0, nb, sw, icpt ? bmx : NULL, bx);
+        for (int t = 0; t < nt; t++) {     /* y's block as it is (nb x nt) */
+            const double *col = py + (size_t) n * t + i0;
+            double m = icpt ? bmy[t] : 0.0;
+            for (int i = 0; i < nb; i++) by[i + (size_t) nb * t] = sw[i] * (col[i] - m);
+        }
+        if (d > 0) pieces_syrk(S, d, nb, bx, nth);
         if (d > 0 && nt > 0)
-            F77_CALL(dgemm)("T", "N", &d, &nt, &nb, &one, bx, &nb, by, &nb,
+            F77_CALL(dgemm)("N", "N", &d, &nt, &nb, &one, bx, &d, by, &nb,
                             &one, C, &d FCONE FCONE);
         if (icpt) {
             /* merge: M = M_a + M_b + (W_a W_b / W) delta delta' */

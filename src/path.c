@@ -16,7 +16,15 @@
    rows `rows` (1-based) go in cache-sized blocks, so nothing of size n x grid exists unless the caller
    keeps the outputs.  Per lambda the criteria are accumulated as weighted
    means and sums of squared deviations, merged block by block (Chan, Golub and
-   LeVeque), so groups and chunks of rows merge the same way in R. */
+   LeVeque), so groups and chunks of rows merge the same way in R.  The blocks
+   are computed by the threads, a few per thread in each round, and their
+   summaries merged in block order after the round: the result does not depend
+   on the number of threads.
+   With `perp` (many response columns, engine_path()): the columns are the
+   coordinates of the responses in the row space of g, and perp_i the squared
+   norm of row i's residual outside it, which no lambda changes; only the
+   squared losses summed over the columns are then computed (the absolute
+   ones are NA, the per-column ones meaningless). */
 #include "rlsc.h"
 
 /* 1 - h at or below these: the point is interpolated (within rounding) and
@@ -36,36 +44,162 @@
    squared LOO error of each response column */
 enum { LOSS_SQ, LOSS_ABS, LOSS_MIS, LOSS_FIT, NLOSS };
 
-static int row_argmax(const double *v, size_t stride, int nt)
-{
-    int best = 0;
-    for (int t = 1; t < nt; t++)
-        if (v[stride * t] > v[stride * best]) best = t;
-    return best;
-}
+/* What every block of rows reads (shared, read-only in the threads), and
+   where the kept outputs go (rows of different blocks never overlap). */
+typedef struct {
+    int ntot, n, r, nt, nl, nstat, comp, cls, kp, lc;
+    const int *prow;
+    const double *pb, *pq, *pr0, *py, *pw, *pom, *filt, *gall, *perp;
+    double *omh, *fitted, *loo;
+} path_job;
 
 /* Weighted mean and squared deviations of one block's losses (rows with
-   ok[i] = 0 left out), merged into the running (w, mean, m2). */
-static void merge_block(const double *loss, const int *ok, const double *w, int nb,
-                        double *acc_w, double *acc_mean, double *acc_m2)
+   ok[i] = 0 left out) into sum[0..2] = (w, mean, m2); w = 0 when no row
+   counts. */
+static void block_summary(const double *loss, const int *ok, const double *w, int nb, double *sum)
 {
     double sw = 0.0, s = 0.0, q = 0.0;
     for (int i = 0; i < nb; i++)
         if (ok[i]) { sw += w[i]; s += w[i] * loss[i]; }
+    sum[0] = sw;
     if (sw <= 0.0) return;
     double m = s / sw;
     for (int i = 0; i < nb; i++)
         if (ok[i]) q += w[i] * (loss[i] - m) * (loss[i] - m);
-    if (*acc_w <= 0.0) { *acc_w = sw; *acc_mean = m; *acc_m2 = q; return; }
-    double wn = *acc_w + sw, delta = m - *acc_mean;
-    *acc_m2 += q + delta * delta * *acc_w * sw / wn;
+    sum[1] = m;
+    sum[2] = q;
+}
+
+/* The pairwise update: a block's (w, mean, m2) merged into the running ones. */
+static void merge_summary(const double *sum, double *acc_w, double *acc_mean, double *acc_m2)
+{
+    double sw = sum[0];
+    if (sw <= 0.0) return;
+    if (*acc_w <= 0.0) { *acc_w = sw; *acc_mean = sum[1]; *acc_m2 = sum[2]; return; }
+    double wn = *acc_w + sw, delta = sum[1] - *acc_mean;
+    *acc_m2 += sum[2] + delta * delta * *acc_w * sw / wn;
     *acc_mean += delta * sw / wn;
     *acc_w = wn;
 }
 
+/* Doubles of one thread's scratch for blocks of up to nb rows. */
+static size_t block_doubles(const path_job *job, int nb)
+{
+    size_t per_row = 2 * (size_t) job->r + (size_t) job->lc * (job->nt + 1) + job->nstat + 7;
+    return (size_t) nb * per_row + 1;
+}
+
+/* The rows i0 .. i0 + nb - 1 of `rows`: their losses at every lambda,
+   summarized per lambda and loss in sum (3 x nl x nstat), the number of
+   undefined LOO values per lambda in na (nl), the kept outputs written in
+   place.  The lambdas go lc at a time, so that the products' outputs for
+   them stay in cache with the block (and the filters times g, r x L x T,
+   are read once per block, not once per few rows).  No R API here: this runs
+   in the threads. */
+static void path_block(const path_job *job, int i0, int nb, double *scratch, int *iscratch,
+                       double *sum, double *na)
+{
+    int r = job->r, nt = job->nt, nl = job->nl, nstat = job->nstat, ntot = job->ntot;
+    int comp = job->comp, lc = job->lc;
+    const int *prow = job->prow + i0;
+    double *bb = scratch, *bsq = bb + (size_t) nb * r, *hb = bsq + (size_t) nb * r;
+    double *fb = hb + (size_t) nb * lc, *loss = fb + (size_t) nb * lc * nt;
+    double *wb = loss + (size_t) nb * nstat, *den = wb + nb, *rho = den + nb, *sq = rho + nb,
+        *ab = sq + nb, *fit = ab + nb, *best = fit + nb;
+    int *ok = iscratch, *ok_fit = ok + nb, *best_t = ok_fit + nb, *truth = best_t + nb;
+
+    for (int i = 0; i < nb; i++) {
+        int row = prow[i] - 1;
+        wb[i] = job->pw[row];
+        rho[i] = comp ? 1.0 / sqrt(wb[i]) : 1.0;
+        ok_fit[i] = 1;
+        truth[i] = 0;
+        if (job->cls && nt > 1)
+            for (int t = 1; t < nt; t++)
+                if (job->py[row + (size_t) ntot * t] > job->py[row + (size_t) ntot * truth[i]])
+                    truth[i] = t;
+    }
+    for (int k = 0; k < r; k++)
+        for (int i = 0; i < nb; i++) {
+            int row = prow[i] - 1;
+            double v = job->pb[row + (size_t) ntot * k];
+            bb[i + (size_t) nb * k] = v;
+            bsq[i + (size_t) nb * k] = (comp ? 1.0 : -job->pom[row]) * v * v;
+        }
+    const double one = 1.0, zero = 0.0;
+    for (int l = 0; l < nl; l++) {
+        int lk = l % lc;   /* place of lambda l in its chunk */
+        if (lk == 0) {     /* the products for lambdas l .. l + lc - 1 */
+            int lcn = nl - l < lc ? nl - l : lc, ncol = lcn * nt;
+            if (r > 0) {
+                F77_CALL(dgemm)("N", "N", &nb, &lcn, &r, &one, bsq, &nb,
+                                job->filt + (size_t) r * l, &r, &zero, hb, &nb FCONE FCONE);
+                F77_CALL(dgemm)("N", "N", &nb, &ncol, &r, &one, bb, &nb,
+                                job->gall + (size_t) r * nt * l, &r, &zero, fb, &nb FCONE FCONE);
+            } else {
+                memset(hb, 0, sizeof(double) * (size_t) nb * lcn);
+                memset(fb, 0, sizeof(double) * (size_t) nb * ncol);
+            }
+        }
+        na[l] = 0.0;
+        for (int i = 0; i < nb; i++) {
+            int row = prow[i] - 1;
+            den[i] = job->pq[row] + hb[i + (size_t) nb * lk];
+            double tol = !comp ? DIRECT_TOL : job->pq[row] > 0.0 ? DROPPED_TOL : 0.0;
+            ok[i] = !(wb[i] > 0.0 && den[i] <= tol);
+            if (!ok[i]) na[l] += 1.0;
+            sq[i] = ab[i] = fit[i] = 0.0;
+            if (job->kp) job->omh[(size_t) (i0 + i) + (size_t) job->n * l] = den[i];
+        }
+        /* response by response, so that the rows run in the inner loop */
+        for (int t = 0; t < nt; t++) {
+            const double *fl = fb + (size_t) nb * (t + (size_t) nt * lk);
+            double *lt = loss + (size_t) nb * (NLOSS + t);
+            for (int i = 0; i < nb; i++) {
+                size_t it = (size_t) (prow[i] - 1) + (size_t) ntot * t;
+                double e = rho[i] * (job->pr0[it] + fl[i]);
+                double el = ok[i] ? e / den[i] : NA_REAL;
+                double lv = job->py[it] - el;
+                sq[i] += el * el;
+                ab[i] += fabs(el);
+                fit[i] += e * e;
+                lt[i] = el * el;
+                if (job->kp) {
+                    size_t at = (size_t) (i0 + i) + (size_t) job->n * (t + (size_t) nt * l);
+                    job->fitted[at] = job->py[it] - e;
+                    job->loo[at] = lv;
+                }
+                if (t == 0 || lv > best[i]) { best[i] = lv; best_t[i] = t; }
+            }
+        }
+        if (job->perp) {   /* the part of each row's error that no lambda changes */
+            for (int i = 0; i < nb; i++) {
+                double e2 = rho[i] * rho[i] * job->perp[prow[i] - 1];
+                sq[i] += ok[i] ? e2 / (den[i] * den[i]) : NA_REAL;
+                fit[i] += e2;
+                ab[i] = NA_REAL;
+            }
+        }
+        for (int i = 0; i < nb; i++) {
+            loss[i + (size_t) nb * LOSS_SQ] = sq[i] / nt;
+            loss[i + (size_t) nb * LOSS_ABS] = ab[i] / nt;
+            loss[i + (size_t) nb * LOSS_FIT] = fit[i] / nt;
+            double wrong = 0.0;
+            if (job->cls && ok[i]) {
+                wrong = nt == 1 ? (best[i] > 0.0) != (job->py[prow[i] - 1] > 0.0)
+                    : best_t[i] != truth[i];
+            }
+            loss[i + (size_t) nb * LOSS_MIS] = wrong;
+        }
+        for (int s = 0; s < nstat; s++)
+            block_summary(loss + (size_t) nb * s, s == LOSS_FIT ? ok_fit : ok, wb, nb,
+                          sum + 3 * (l + (size_t) nl * s));
+    }
+}
+
 SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEXP w,
                    SEXP omega, SEXP rows, SEXP lambda, SEXP complement, SEXP classify,
-                   SEXP keep)
+                   SEXP keep, SEXP threads, SEXP perp)
 {
     int ntot, n, r, rg, nt, ny, nty, nr0, nt0;
     rlsc_check_double_matrix(basis, "basis", &ntot, &r);
@@ -88,16 +222,20 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
     int comp = rlsc_check_flag(complement, "complement");
     int cls = rlsc_check_flag(classify, "classify");
     int kp = rlsc_check_flag(keep, "keep");
+    int nth = rlsc_thread_count(threads);
+    if (!isNull(perp)) {
+        rlsc_check_double_vector(perp, "perp", ntot);
+        if (kp || cls) error("'perp' needs 'keep' and 'classify' FALSE");
+    }
     if (nt < 1) error("'g' must have at least one column");
     if (XLENGTH(lambda) > INT_MAX / 2) error("'lambda' is too long");
     int nl = LENGTH(lambda);
     if ((double) nl * nt > INT_MAX / 2 || (double) r * nl * nt > R_XLEN_T_MAX)
         error("'lambda' and 'g' have too many values together");
 
-    const double *pb = REAL(basis), *pv = REAL(values), *pg = REAL(g), *pq = REAL(q),
-        *pr0 = REAL(r0), *py = REAL(y), *pw = REAL(w), *pom = REAL(omega), *pl = REAL(lambda);
+    const double *pv = REAL(values), *pg = REAL(g), *pl = REAL(lambda);
 
-    /* the filters phi_k(lambda_l) (r x L) and their products with g (r x L x T) */
+    /* the filters phi_k(lambda_l) (r x L) and their products with g (r x T x L) */
     size_t lt = (size_t) nl * nt;
     double *filt = (double *) R_alloc((size_t) r * nl + 1, sizeof(double));
     double *gall = (double *) R_alloc((size_t) r * lt + 1, sizeof(double));
@@ -107,10 +245,10 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
             filt[k + (size_t) r * l] = den > 0.0 ? (comp ? pl[l] : 1.0) / den : 0.0;
         }
     double sign = comp ? 1.0 : -1.0;
-    for (int t = 0; t < nt; t++)
-        for (int l = 0; l < nl; l++)
+    for (int l = 0; l < nl; l++)
+        for (int t = 0; t < nt; t++)
             for (int k = 0; k < r; k++)
-                gall[k + (size_t) r * (l + (size_t) nl * t)] =
+                gall[k + (size_t) r * (t + (size_t) nt * l)] =
                     sign * pg[k + (size_t) r * t] * filt[k + (size_t) r * l];
 
     SEXP omh = R_NilValue, fitted = R_NilValue, loo = R_NilValue;
@@ -133,81 +271,44 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
     memset(a2, 0, sizeof(double) * (size_t) nl * nstat);
     memset(pna, 0, sizeof(double) * (size_t) nl);
 
-    int nb_max = rlsc_block_rows(n, (double) r + (double) nl * (nt + 1) + nstat, BLOCK_DOUBLES);
-    double *bb = (double *) R_alloc((size_t) nb_max * r + 1, sizeof(double));
-    double *bsq = (double *) R_alloc((size_t) nb_max * r + 1, sizeof(double));
-    double *wb = (double *) R_alloc((size_t) nb_max + 1, sizeof(double));
-    double *hb = (double *) R_alloc((size_t) nb_max * nl + 1, sizeof(double));
-    double *fb = (double *) R_alloc((size_t) nb_max * lt + 1, sizeof(double));
-    double *loss = (double *) R_alloc((size_t) nb_max * nstat + 1, sizeof(double));
-    int *ok = (int *) R_alloc((size_t) nb_max + 1, sizeof(int));
-    int *ok_fit = (int *) R_alloc((size_t) nb_max + 1, sizeof(int));
-    double *loo_row = (double *) R_alloc(nt, sizeof(double));
+    /* blocks of rows whose coordinates (twice r per row) fill three quarters
+       of the scratch budget, and lambdas in chunks whose products fill the
+       rest */
+    int nb_max = rlsc_parallel_block_rows(n, 8.0 / 3.0 * r + 16);
+    int lc = (int) (BLOCK_DOUBLES / 4 / ((double) nb_max * (nt + 1)));
+    lc = lc < 1 ? 1 : lc > nl ? (nl > 0 ? nl : 1) : lc;
+    path_job job = {ntot, n, r, nt, nl, nstat, comp, cls, kp, lc, prow, REAL(basis), REAL(q),
+                    REAL(r0), REAL(y), REAL(w), REAL(omega), filt, gall,
+                    isNull(perp) ? NULL : REAL(perp), kp ? REAL(omh) : NULL,
+                    kp ? REAL(fitted) : NULL, kp ? REAL(loo) : NULL};
 
-    const double one = 1.0, zero = 0.0;
-    int ilt = (int) lt;
-    for (int i0 = 0; i0 < n && nl > 0; i0 += nb_max) {
-        int nb = n - i0 < nb_max ? n - i0 : nb_max;
-        for (int i = 0; i < nb; i++) wb[i] = pw[prow[i0 + i] - 1];
-        if (r > 0) {
-            for (int k = 0; k < r; k++)
-                for (int i = 0; i < nb; i++) {
-                    int row = prow[i0 + i] - 1;
-                    double v = pb[row + (size_t) ntot * k];
-                    bb[i + (size_t) nb * k] = v;
-                    bsq[i + (size_t) nb * k] = (comp ? 1.0 : -pom[row]) * v * v;
-                }
-            F77_CALL(dgemm)("N", "N", &nb, &nl, &r, &one, bsq, &nb, filt, &r,
-                            &zero, hb, &nb FCONE FCONE);
-            F77_CALL(dgemm)("N", "N", &nb, &ilt, &r, &one, bb, &nb, gall, &r,
-                            &zero, fb, &nb FCONE FCONE);
-        } else {
-            memset(hb, 0, sizeof(double) * (size_t) nb * nl);
-            memset(fb, 0, sizeof(double) * (size_t) nb * lt);
+    /* the blocks (their size depends on the problem only), computed in
+       rounds of a few blocks per thread; each block's summaries are merged in
+       block order after its round, then interrupts are answered */
+    int nblocks = n > 0 && nl > 0 ? (n + nb_max - 1) / nb_max : 0;
+    int per_round = 2 * nth < nblocks ? 2 * nth : (nblocks > 0 ? nblocks : 1);
+    size_t per_block = 3 * (size_t) nl * nstat + nl;
+    double *scratch = (double *) R_alloc(block_doubles(&job, nb_max) * nth, sizeof(double));
+    int *iscratch = (int *) R_alloc(4 * (size_t) nb_max * nth + 1, sizeof(int));
+    double *sums = (double *) R_alloc(per_block * per_round + 1, sizeof(double));
+    size_t sd = block_doubles(&job, nb_max);
+    double block_flops = 2.0 * nb_max * (double) r * nl * (nt + 1) + 10.0 * nb_max * nl * nt;
+    for (int b0 = 0; b0 < nblocks; b0 += per_round) {
+        int b1 = b0 + per_round < nblocks ? b0 + per_round : nblocks;
+        int par = rlsc_parallel(nth, b1 - b0, block_flops * (b1 - b0));
+        RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
+        for (int b = b0; b < b1; b++) {
+            int id = rlsc_thread_id(), i0 = b * nb_max;
+            int nb = n - i0 < nb_max ? n - i0 : nb_max;
+            double *sum = sums + per_block * (b - b0);
+            path_block(&job, i0, nb, scratch + sd * id, iscratch + 4 * (size_t) nb_max * id,
+                       sum, sum + 3 * (size_t) nl * nstat);
         }
-        for (int l = 0; l < nl; l++) {
-            for (int i = 0; i < nb; i++) {
-                int row = prow[i0 + i] - 1, out_row = i0 + i;
-                double den = pq[row] + hb[i + (size_t) nb * l];
-                double rho = comp ? 1.0 / sqrt(wb[i]) : 1.0;
-                double tol = !comp ? DIRECT_TOL : pq[row] > 0.0 ? DROPPED_TOL : 0.0;
-                int undefined = wb[i] > 0.0 && den <= tol;
-                double sq = 0.0, ab = 0.0, fit = 0.0;
-                for (int t = 0; t < nt; t++) {
-                    size_t it = row + (size_t) ntot * t;
-                    double e = rho * (pr0[it] + fb[i + (size_t) nb * (l + (size_t) nl * t)]);
-                    double el = undefined ? NA_REAL : e / den;
-                    loo_row[t] = py[it] - el;
-                    sq += el * el;
-                    ab += fabs(el);
-                    fit += e * e;
-                    loss[i + (size_t) nb * (NLOSS + t)] = el * el;
-                    if (kp) {
-                        size_t at = out_row + (size_t) n * (t + (size_t) nt * l);
-                        REAL(fitted)[at] = py[it] - e;
-                        REAL(loo)[at] = loo_row[t];
-                    }
-                }
-                if (kp) REAL(omh)[out_row + (size_t) n * l] = den;
-                ok[i] = !undefined;
-                ok_fit[i] = 1;
-                if (undefined) pna[l] += 1.0;
-                loss[i + (size_t) nb * LOSS_SQ] = sq / nt;
-                loss[i + (size_t) nb * LOSS_ABS] = ab / nt;
-                loss[i + (size_t) nb * LOSS_FIT] = fit / nt;
-                double wrong = 0.0;
-                if (cls && !undefined) {
-                    const double *yi = py + row;
-                    wrong = nt == 1 ? (loo_row[0] > 0.0) != (yi[0] > 0.0)
-                        : row_argmax(loo_row, 1, nt) != row_argmax(yi, (size_t) ntot, nt);
-                }
-                loss[i + (size_t) nb * LOSS_MIS] = wrong;
-            }
-            for (int s = 0; s < nstat; s++) {
-                size_t at = l + (size_t) nl * s;
-                merge_block(loss + (size_t) nb * s, s == LOSS_FIT ? ok_fit : ok, wb, nb,
-                            aw + at, am + at, a2 + at);
-            }
+        for (int b = b0; b < b1; b++) {
+            const double *sum = sums + per_block * (b - b0);
+            for (size_t at = 0; at < (size_t) nl * nstat; at++)
+                merge_summary(sum + 3 * at, aw + at, am + at, a2 + at);
+            for (int l = 0; l < nl; l++) pna[l] += sum[3 * (size_t) nl * nstat + l];
         }
         R_CheckUserInterrupt();
     }

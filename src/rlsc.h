@@ -12,23 +12,26 @@
 #endif
 
 /* moments.c: step 1, weighted means and centered co-moments over row blocks */
-SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept);
-/* eigen.c: step 2, symmetric eigendecomposition (dsyevr), largest first */
-SEXP rlsc_eigen(SEXP s);
-void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors);
+SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept, SEXP threads);
+/* eigen.c: step 2, symmetric eigendecomposition (dsyevr's steps), largest first */
+SEXP rlsc_eigen(SEXP s, SEXP threads);
+void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors, int nth);
 /* project.c: step 3 setup of the primal form, B = (X - 1 c') V over row blocks */
-SEXP rlsc_project(SEXP x, SEXP center, SEXP v);
+SEXP rlsc_project(SEXP x, SEXP center, SEXP v, SEXP threads);
 /* path.c: step 3, leverages, fits, exact LOO outputs and criteria for a lambda grid */
 SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEXP w,
                    SEXP omega, SEXP rows, SEXP lambda, SEXP complement, SEXP classify,
-                   SEXP keep);
+                   SEXP keep, SEXP threads, SEXP perp);
 /* kernel.c: kernel matrices, and the eigendecomposition of the weighted
    double-centered kernel (the dual form) */
-SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params, SEXP center);
+SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params, SEXP center, SEXP threads);
 SEXP rlsc_kernel_asymmetry(SEXP k);
-SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP center, SEXP intercept);
+SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP center, SEXP intercept,
+                       SEXP threads);
 /* check.c: max |x| in one pass (NA for NA/NaN), for R's own checks */
 SEXP rlsc_abs_max(SEXP x);
+/* threads.c: whether OpenMP is there, and how many processors it sees */
+SEXP rlsc_thread_info(void);
 
 /* check.c: argument checks that raise R errors instead of crashing */
 void rlsc_check_double_matrix(SEXP x, const char *name, int *nrow, int *ncol);
@@ -36,9 +39,29 @@ void rlsc_check_double_vector(SEXP x, const char *name, R_xlen_t len);
 int rlsc_check_flag(SEXP x, const char *name);
 void rlsc_mirror_upper(double *a, int n);
 
+/* threads.c: the parallel loops (their pieces never depend on the number of
+   threads, so neither do the results) */
+void rlsc_init_threads(void);
+int rlsc_thread_count(SEXP threads);
+int rlsc_thread_id(void);
+int rlsc_triangle_pieces(int m, int max_pieces, int min_width, int *c);
+/* whether a parallel region is worth starting: more than one thread, more
+   than one piece and about 1e6 operations in all (below that, starting the
+   threads costs more, and far more on a machine busy with other work) */
+static inline int rlsc_parallel(int nth, int pieces, double flops)
+{
+    return nth > 1 && pieces > 1 && flops >= 1e6;
+}
+#ifdef _OPENMP
+#define RLSC_OMP(directive) _Pragma(#directive)
+#else
+#define RLSC_OMP(directive)
+#endif
+
 /* rows per block: bounds scratch memory to about `budget` doubles */
 #define BLOCK_DOUBLES (1 << 17)
 int rlsc_block_rows(int n, double per_row, double budget);
+int rlsc_parallel_block_rows(int n, double per_row);
 
 /* Count work done in a long loop and answer interrupts every 2^24 units (a
    fraction of a second); a jump out is safe where scratch comes from R_alloc

@@ -7,9 +7,10 @@ call_c <- function(name, args) do.call(.Call, c(list(getFromNamespace(name, "rls
 # values it must reject with an R error naming it.  Wrong types include
 # integer, logical, character, list and NULL; wrong shapes include vectors
 # where a matrix is expected, mismatched rows or columns and wrong lengths.
+threads_error <- "'threads' must be a positive whole number"
 entry_points <- list(
   C_rlsc_moments = list(
-    ok = list(matrix(1, 4, 2), matrix(1, 4, 1), rep(1, 4), TRUE),
+    ok = list(matrix(1, 4, 2), matrix(1, 4, 1), rep(1, 4), TRUE, 1L),
     bad = list(
       list(1:8, "'x' must be a double matrix"), list(c(1, 2), "'x' must be a matrix"),
       list(matrix(1L, 4, 2), "'x' must be a double matrix"), list(NULL, "'x' must be a double matrix"),
@@ -17,27 +18,30 @@ entry_points <- list(
       list(matrix(1, 3, 1), "'y' must have 4 rows"), list(1, "'y' must be a matrix"),
       list("a", "'y' must be a double matrix"), list(matrix(TRUE, 4, 1), "'y' must be a double matrix"),
       list(rep(1, 3), "'w' must have length 4"), list(rep(1L, 4), "'w' must be a double vector"),
-      list(NA, "'intercept' must be TRUE or FALSE"), list(1, "'intercept' must be TRUE or FALSE")),
-    arg = c(1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 4, 4)),
+      list(NA, "'intercept' must be TRUE or FALSE"), list(1, "'intercept' must be TRUE or FALSE"),
+      list(0L, threads_error), list(2, threads_error), list(NA_integer_, threads_error),
+      list(1:2, threads_error)),
+    arg = c(1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 4, 4, 5, 5, 5, 5)),
   C_rlsc_eigen = list(
-    ok = list(diag(2)),
+    ok = list(diag(2), 1L),
     bad = list(
       list(matrix(1, 2, 3), "'s' must be square, not 2 x 3"), list(matrix(NA_real_, 2, 2), "'s' must be finite"),
       list(matrix(Inf, 2, 2), "'s' must be finite"), list("a", "'s' must be a double matrix"),
       list(matrix(1L, 2, 2), "'s' must be a double matrix"), list(c(1, 0, 0, 1), "'s' must be a matrix"),
-      list(list(1), "'s' must be a double matrix")),
-    arg = rep(1, 7)),
+      list(list(1), "'s' must be a double matrix"), list(-1L, threads_error), list(NULL, threads_error)),
+    arg = c(rep(1, 7), 2, 2)),
   C_rlsc_project = list(
-    ok = list(matrix(1, 4, 2), c(0, 0), diag(2)),
+    ok = list(matrix(1, 4, 2), c(0, 0), diag(2), 2L),
     bad = list(
       list(1:8, "'x' must be a double matrix"), list(rep(1, 8), "'x' must be a matrix"),
       list(1, "'center' must have length 2"), list(1:2, "'center' must be a double vector"),
       list(diag(3), "'v' must have 2 rows, not 3"), list(c(1, 0), "'v' must be a matrix"),
-      list(TRUE, "'v' must be a double matrix")),
-    arg = c(1, 1, 2, 2, 3, 3, 3)),
+      list(TRUE, "'v' must be a double matrix"), list(0L, threads_error), list("2", threads_error)),
+    arg = c(1, 1, 2, 2, 3, 3, 3, 4, 4)),
   C_rlsc_loo_path = list(
     ok = list(matrix(1, 4, 2), c(2, 1), matrix(1, 2, 1), rep(0.75, 4), matrix(0, 4, 1),
-              matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4), 1:4, c(1, 0.5), FALSE, FALSE, TRUE),
+              matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4), 1:4, c(1, 0.5), FALSE, FALSE, TRUE, 2L,
+              NULL),
     bad = list(
       list(1:8, "'basis' must be a double matrix"), list(rep(1, 8), "'basis' must be a matrix"),
       list(1, "'values' must have length 2"), list(2:1, "'values' must be a double vector"),
@@ -52,13 +56,18 @@ entry_points <- list(
       list(0L, "'rows' must be in 1..4"),
       list("a", "'lambda' must be a double vector"), list(1L, "'lambda' must be a double vector"),
       list(1, "'complement' must be TRUE or FALSE"), list(NA, "'classify' must be TRUE or FALSE"),
-      list(NULL, "'keep' must be TRUE or FALSE"), list(c(TRUE, TRUE), "'keep' must be TRUE or FALSE")),
-    arg = c(1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 6, 7, 7, 8, 8, 9, 9, 9, 10, 10, 11, 12, 13, 13)),
+      list(NULL, "'keep' must be TRUE or FALSE"), list(c(TRUE, TRUE), "'keep' must be TRUE or FALSE"),
+      list(0L, threads_error), list(1.5, threads_error),
+      list(rep(0, 3), "'perp' must have length 4"), list(1:4, "'perp' must be a double vector"),
+      list(rep(0, 4), "'perp' needs 'keep' and 'classify' FALSE")),
+    arg = c(1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 6, 7, 7, 8, 8, 9, 9, 9, 10, 10, 11, 12, 13, 13, 14, 14,
+            15, 15, 15)),
   C_rlsc_abs_max = list(
     ok = list(c(-3, 2)),
     bad = list(list(1:2, "'x' must be a double vector"), list("a", "'x' must be a double vector"),
                list(NULL, "'x' must be a double vector")),
-    arg = c(1, 1, 1)))
+    arg = c(1, 1, 1)),
+  C_rlsc_thread_info = list(ok = list(), bad = list(), arg = numeric()))
 
 test_that("every C entry point rejects wrong types, lengths and shapes of every argument", {
   for (name in names(entry_points)) {
@@ -90,32 +99,34 @@ test_that("abs_max is the largest magnitude, NA for NA or NaN, Inf for Inf", {
 })
 
 test_that("the C entry points survive empty inputs", {
-  mom <- call_c("C_rlsc_moments", list(matrix(numeric(), 0, 2), matrix(numeric(), 0, 1), numeric(), TRUE))
+  mom <- call_c("C_rlsc_moments", list(matrix(numeric(), 0, 2), matrix(numeric(), 0, 1), numeric(), TRUE,
+                                       1L))
   expect_identical(mom$sumw, 0)
   expect_identical(dim(mom$sxx), c(2L, 2L))
-  expect_identical(call_c("C_rlsc_eigen", list(matrix(numeric(), 0, 0)))$values, numeric())
-  expect_identical(dim(call_c("C_rlsc_project", list(matrix(numeric(), 0, 2), c(0, 0), diag(2)))), c(0L, 2L))
+  expect_identical(call_c("C_rlsc_eigen", list(matrix(numeric(), 0, 0), 1L))$values, numeric())
+  expect_identical(dim(call_c("C_rlsc_project", list(matrix(numeric(), 0, 2), c(0, 0), diag(2), 2L))),
+                   c(0L, 2L))
   path <- call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 1), rep(1, 4),
                                          matrix(0, 4, 1), matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4),
-                                         1:4, numeric(), FALSE, FALSE, FALSE))
+                                         1:4, numeric(), FALSE, FALSE, FALSE, 2L, NULL))
   expect_identical(dim(path$mean), c(0L, 5L))
   path <- call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 1), rep(1, 4),
                                          matrix(0, 4, 1), matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4),
-                                         integer(), 1, FALSE, FALSE, TRUE))
+                                         integer(), 1, FALSE, FALSE, TRUE, 2L, NULL))
   expect_identical(path$n_na, 0)
   expect_identical(dim(path$loo), c(0L, 1L, 1L))
   expect_error(call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 0), rep(1, 4),
                                               matrix(1, 4, 0), matrix(1, 4, 0), rep(1, 4), rep(1, 4),
-                                              1:4, 1, FALSE, FALSE, FALSE)),
+                                              1:4, 1, FALSE, FALSE, FALSE, 1L, NULL)),
                "'g' must have at least one column", fixed = TRUE)
   # a model without columns: every row projects to 0 on each direction asked for
-  expect_identical(call_c("C_rlsc_project", list(matrix(numeric(), 3, 0), numeric(), matrix(numeric(), 0, 2))),
+  expect_identical(call_c("C_rlsc_project", list(matrix(numeric(), 3, 0), numeric(), matrix(numeric(), 0, 2), 1L)),
                    matrix(0, 3, 2))
   # L x T accumulators past INT_MAX / 2 are refused before any allocation
   nt <- 2^16
   expect_error(call_c("C_rlsc_loo_path", list(matrix(1, 1, 0), numeric(), matrix(1, 0, nt), 1,
                                               matrix(0, 1, nt), matrix(1, 1, nt), 1, 1,
-                                              1L, rep(1, 2^15), FALSE, FALSE, FALSE)),
+                                              1L, rep(1, 2^15), FALSE, FALSE, FALSE, 1L, NULL)),
                "'lambda' and 'g' have too many values together", fixed = TRUE)
 })
 
@@ -125,7 +136,7 @@ test_that("the moments merged over blocks equal the two-pass weighted moments", 
   x <- matrix(rnorm(n * 3, mean = 1e4), n)
   y <- matrix(rnorm(n * 2), n)
   w <- runif(n)
-  mom <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, TRUE)
+  mom <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, TRUE, 2L)
   wmean <- function(col) sum(w * col) / sum(w)   # sum() accumulates in long double
   xbar <- apply(x, 2, wmean)
   ybar <- apply(y, 2, wmean)
@@ -177,4 +188,39 @@ test_that("fitting and predicting never modify their inputs", {
   expect_identical(snap(x), before)
   expect_identical(snap(shared), before)
   expect_identical(x, shared)
+})
+
+
+# The eigendecomposition (src/eigen.c) runs dsyevr's steps itself: its
+# vectors must be as orthogonal, and its residuals as small, as LAPACK's, on
+# spectra that are spread, graded over many decades, clustered or repeated,
+# at sizes around its panels of 32 columns and pieces of 64 vectors.
+test_that("the eigendecomposition is orthogonal with small residuals, its values eigen()'s", {
+  eig <- function(s) .Call(getFromNamespace("C_rlsc_eigen", "rlsc"), s, 2L)
+  rotate <- function(values) {
+    q <- qr.Q(qr(matrix(rnorm(length(values)^2), length(values))))
+    q %*% (values * t(q))
+  }
+  set.seed(134)
+  cases <- list(
+    wishart_33 = crossprod(matrix(rnorm(36 * 33), 36)),
+    wishart_65 = crossprod(matrix(rnorm(70 * 65), 70)),
+    rank_deficient = crossprod(matrix(rnorm(40 * 130), 40)),
+    graded = rotate(10^seq(0, -14, length.out = 97)),
+    clustered = rotate(c(rep(1, 50), 1 + 1e-12 * (1:40), rep(1e-3, 40), 0)),
+    scaled = crossprod(matrix(rnorm(60 * 50), 60)) * 1e-200,
+    wishart_450 = crossprod(matrix(rnorm(460 * 450), 460)))
+  for (name in names(cases)) {
+    s <- cases[[name]]
+    s <- (s + t(s)) / 2
+    n <- nrow(s)
+    e <- eig(s)
+    top <- max(abs(e$values))
+    expect_true(all(diff(e$values) <= 0), info = name)
+    expect_lt(max(abs(crossprod(e$vectors) - diag(n))), max(1e-13, n * 1e-14), label = name)
+    expect_lt(max(abs(s %*% e$vectors - e$vectors %*% (e$values * diag(n)))) / top, 1e-13,
+              label = name)
+    expect_lt(max(abs(e$values - eigen(s, symmetric = TRUE, only.values = TRUE)$values)) / top,
+              1e-13, label = name)
+  }
 })

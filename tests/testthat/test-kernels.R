@@ -111,20 +111,20 @@ test_that("the C entry points reject wrong types and shapes", {
   call <- function(name, ...) .Call(getFromNamespace(name, "rlsc"), ...)
   x <- matrix(rnorm(8), 4)
   w <- rep(1, 4)
-  expect_error(call("C_rlsc_kernel_matrix", 1:8, NULL, "rbf", 1, NULL), "'x' must be a double matrix")
-  expect_error(call("C_rlsc_kernel_matrix", x, matrix(1, 2, 3), "rbf", 1, NULL), "'z' must have 2 columns")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "gauss", 1, NULL), "'type' must be")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, c("rbf", "rbf"), 1, NULL), "'type' must be a single string")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "rbf", c(1, 2), NULL), "'params' must have length 1")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "rbf", -1, NULL), "'sigma' must be finite and positive")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "polynomial", c(0.5, 1, 1), NULL), "'degree' must be")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "polynomial", c(2, NA, 1), NULL),
+  expect_error(call("C_rlsc_kernel_matrix", 1:8, NULL, "rbf", 1, NULL, 1L), "'x' must be a double matrix")
+  expect_error(call("C_rlsc_kernel_matrix", x, matrix(1, 2, 3), "rbf", 1, NULL, 1L), "'z' must have 2 columns")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "gauss", 1, NULL, 1L), "'type' must be")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, c("rbf", "rbf"), 1, NULL, 1L), "'type' must be a single string")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "rbf", c(1, 2), NULL, 1L), "'params' must have length 1")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "rbf", -1, NULL, 1L), "'sigma' must be finite and positive")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "polynomial", c(0.5, 1, 1), NULL, 1L), "'degree' must be")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "polynomial", c(2, NA, 1), NULL, 1L),
                "'scale' and 'offset' must be finite")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "precomputed", numeric(0), NULL), "must not be \"precomputed\"")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "linear", numeric(0), 1), "'center' must have length 2")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "linear", numeric(0), 1:2), "'center' must be a double vector")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "precomputed", numeric(0), NULL, 1L), "must not be \"precomputed\"")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "linear", numeric(0), 1, 1L), "'center' must have length 2")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "linear", numeric(0), 1:2, 1L), "'center' must be a double vector")
   expect_error(call("C_rlsc_kernel_asymmetry", x), "'k' must be square")
-  ok <- list(x, w, "rbf", 1, NULL, TRUE)
+  ok <- list(x, w, "rbf", 1, NULL, TRUE, 2L)
   eig <- function(k, value) {
     args <- ok
     args[k] <- list(value)
@@ -136,12 +136,15 @@ test_that("the C entry points reject wrong types and shapes", {
   expect_error(eig(3, "precomputed"), "'params' must have length 0")
   expect_error(eig(5, c(0, 0, 0)), "'center' must have length 2")
   expect_error(eig(6, NA), "'intercept' must be TRUE or FALSE")
-  expect_error(call("C_rlsc_kernel_eigen", x, w, "precomputed", numeric(0), NULL, TRUE),
+  expect_error(eig(7, 0L), "'threads' must be a positive whole number")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "rbf", 1, NULL, NA_integer_),
+               "'threads' must be a positive whole number")
+  expect_error(call("C_rlsc_kernel_eigen", x, w, "precomputed", numeric(0), NULL, TRUE, 1L),
                "'x' must be a square kernel matrix, not 4 x 2")
-  expect_error(call("C_rlsc_kernel_eigen", x * 1e200, w, "polynomial", c(9, 1, 1), NULL, TRUE),
+  expect_error(call("C_rlsc_kernel_eigen", x * 1e200, w, "polynomial", c(9, 1, 1), NULL, TRUE, 1L),
                "the kernel matrix has NA, NaN or Inf values")
   # weights that overflow only once the kernel is weighted and centered
-  expect_error(call("C_rlsc_kernel_eigen", x, w * 1e300, "polynomial", c(3, 1e3, 1), NULL, TRUE),
+  expect_error(call("C_rlsc_kernel_eigen", x, w * 1e300, "polynomial", c(3, 1e3, 1), NULL, TRUE, 1L),
                "the weighted centered kernel matrix overflows")
 })
 
