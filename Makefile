@@ -17,7 +17,7 @@ CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false 
              _R_CHECK_SYSTEM_CLOCK_=false NOT_CRAN=true
 
 .PHONY: deps install demo test unit check valgrind sanitize fuzz bench bench-kernel bench-scale bench-kfold \
-        bench-peers bench-eigen bench-deps docs clean site-deps site site-check coverage lint
+        bench-peers bench-eigen bench-threads bench-deps docs clean site-deps site site-check coverage lint
 
 deps:
 	@if ! command -v pandoc >/dev/null || ! command -v qpdf >/dev/null || \
@@ -176,6 +176,10 @@ bench-peers: install bench-deps
 # and dsyevr (through SciPy) at n = 500 ... 4000
 bench-eigen: install bench-deps
 	$(RSCRIPT) bench/eigen.R
+
+# a few minutes: fits with 1 and 2 threads (run under each BLAS)
+bench-threads: install
+	$(RSCRIPT) bench/threads.R
 
 # about 25 minutes: 5 RBF widths x 100 lambdas at n = 2000, against eigen(), kernlab, KRLS
 bench-kernel: install
