@@ -9,12 +9,11 @@ primal_engine <- function(x, y, w, intercept, free = NULL) {
   part <- moments_engine(mom, intercept, max(dim(x)), free, w)
   check_underflow(part$all_values, x, w, intercept)
   n <- nrow(x)
-  basis <- project_rows(x, part$center, part$v)
   # xbar is the weighted mean rounded to a double: with a large common offset
   # its error (eps times the offset) shifts every row of B alike and costs
   # digits of 1 - h wherever h is near 1.  The weighted mean of the rows of B
-  # is that error (times v), from exact differences: remove it.
-  if (intercept && length(part$v)) basis <- basis - rep(colSums(w * basis) / sum(w), each = n)
+  # is that error (times v), from exact differences: project_rows() removes it.
+  basis <- project_rows(x, part$center, part$v, if (intercept) as.double(w))
   new_engine("primal", values = part$values, dropped = part$dropped,
              basis = basis, direct = rep(TRUE, n),
              q = 1 - intercept * w / sum(w) - free_leverage(x, w, part),
@@ -111,10 +110,13 @@ direction_floor <- function(vectors, xmax, w, m) {
   sum(w) * (m * .Machine$double.eps)^2 * colSums(vectors^2 * xmax^2)
 }
 
-# B = (X - 1 xbar') V without a centered copy of X.
-project_rows <- function(x, xbar, v) {
-  if (!is_sparse(x)) return(.Call(C_rlsc_project, x, xbar, v, thread_count()))
-  as.matrix(x %*% v) - rep(drop(crossprod(xbar, v)), each = nrow(x))
+# B = (X - 1 xbar') V without a centered copy of X; with weights `w`, minus
+# the weighted mean of its rows (src/project.c says why).
+project_rows <- function(x, xbar, v, w = NULL) {
+  if (!is_sparse(x)) return(.Call(C_rlsc_project, x, xbar, v, w, thread_count()))
+  basis <- as.matrix(x %*% v) - rep(drop(crossprod(xbar, v)), each = nrow(x))
+  if (is.null(w) || !ncol(basis)) return(basis)
+  basis - rep(colSums(w * basis) / sum(w), each = nrow(x))
 }
 
 # The moments of sparse x from its raw cross-products minus the rank-one mean

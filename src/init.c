@@ -5,7 +5,7 @@
 static const R_CallMethodDef call_methods[] = {
     {"rlsc_moments",          (DL_FUNC) &rlsc_moments,          5},
     {"rlsc_eigen",            (DL_FUNC) &rlsc_eigen,            2},
-    {"rlsc_project",          (DL_FUNC) &rlsc_project,          4},
+    {"rlsc_project",          (DL_FUNC) &rlsc_project,          5},
     {"rlsc_loo_path",         (DL_FUNC) &rlsc_loo_path,        15},
     {"rlsc_kernel_matrix",    (DL_FUNC) &rlsc_kernel_matrix,    6},
     {"rlsc_kernel_asymmetry", (DL_FUNC) &rlsc_kernel_asymmetry, 1},

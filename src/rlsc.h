@@ -17,7 +17,7 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept, SEXP threads);
 SEXP rlsc_eigen(SEXP s, SEXP threads);
 void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors, int nth);
 /* project.c: step 3 setup of the primal form, B = (X - 1 c') V over row blocks */
-SEXP rlsc_project(SEXP x, SEXP center, SEXP v, SEXP threads);
+SEXP rlsc_project(SEXP x, SEXP center, SEXP v, SEXP w, SEXP threads);
 /* path.c: step 3, leverages, fits, exact LOO outputs and criteria for a lambda grid */
 SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEXP w,
                    SEXP omega, SEXP rows, SEXP lambda, SEXP complement, SEXP classify,

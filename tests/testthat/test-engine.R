@@ -31,13 +31,14 @@ entry_points <- list(
       list(list(1), "'s' must be a double matrix"), list(-1L, threads_error), list(NULL, threads_error)),
     arg = c(rep(1, 7), 2, 2)),
   C_rlsc_project = list(
-    ok = list(matrix(1, 4, 2), c(0, 0), diag(2), 2L),
+    ok = list(matrix(1, 4, 2), c(0, 0), diag(2), rep(1, 4), 2L),
     bad = list(
       list(1:8, "'x' must be a double matrix"), list(rep(1, 8), "'x' must be a matrix"),
       list(1, "'center' must have length 2"), list(1:2, "'center' must be a double vector"),
       list(diag(3), "'v' must have 2 rows, not 3"), list(c(1, 0), "'v' must be a matrix"),
-      list(TRUE, "'v' must be a double matrix"), list(0L, threads_error), list("2", threads_error)),
-    arg = c(1, 1, 2, 2, 3, 3, 3, 4, 4)),
+      list(TRUE, "'v' must be a double matrix"), list(rep(1, 3), "'w' must have length 4"),
+      list(1:4, "'w' must be a double vector"), list(0L, threads_error), list("2", threads_error)),
+    arg = c(1, 1, 2, 2, 3, 3, 3, 4, 4, 5, 5)),
   C_rlsc_loo_path = list(
     ok = list(matrix(1, 4, 2), c(2, 1), matrix(1, 2, 1), rep(0.75, 4), matrix(0, 4, 1),
               matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4), 1:4, c(1, 0.5), FALSE, FALSE, TRUE, 2L,
@@ -104,7 +105,7 @@ test_that("the C entry points survive empty inputs", {
   expect_identical(mom$sumw, 0)
   expect_identical(dim(mom$sxx), c(2L, 2L))
   expect_identical(call_c("C_rlsc_eigen", list(matrix(numeric(), 0, 0), 1L))$values, numeric())
-  expect_identical(dim(call_c("C_rlsc_project", list(matrix(numeric(), 0, 2), c(0, 0), diag(2), 2L))),
+  expect_identical(dim(call_c("C_rlsc_project", list(matrix(numeric(), 0, 2), c(0, 0), diag(2), NULL, 2L))),
                    c(0L, 2L))
   path <- call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 1), rep(1, 4),
                                          matrix(0, 4, 1), matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4),
@@ -120,7 +121,7 @@ test_that("the C entry points survive empty inputs", {
                                               1:4, 1, FALSE, FALSE, FALSE, 1L, NULL)),
                "'g' must have at least one column", fixed = TRUE)
   # a model without columns: every row projects to 0 on each direction asked for
-  expect_identical(call_c("C_rlsc_project", list(matrix(numeric(), 3, 0), numeric(), matrix(numeric(), 0, 2), 1L)),
+  expect_identical(call_c("C_rlsc_project", list(matrix(numeric(), 3, 0), numeric(), matrix(numeric(), 0, 2), NULL, 1L)),
                    matrix(0, 3, 2))
   # L x T accumulators past INT_MAX / 2 are refused before any allocation
   nt <- 2^16
