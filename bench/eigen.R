@@ -23,7 +23,7 @@ cat("rlsc threads:", rlsc:::thread_count(), "| load average at start:", readLine
 quality <- function(a, e) {
   n <- nrow(a)
   c(orth = max(abs(crossprod(e$vectors) - diag(n))),
-    resid = max(abs(a %*% e$vectors - e$vectors %*% (e$values * diag(n)))) / max(abs(e$values)))
+    resid = max(abs(a %*% e$vectors - e$vectors * rep(e$values, each = n))) / max(abs(e$values)))
 }
 lapack <- function(a, driver) {
   if (!has_scipy) return(c(seconds = NA, orth = NA, resid = NA))
