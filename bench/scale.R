@@ -49,24 +49,25 @@ bm <- attach.big.matrix(desc_file)
 src <- chunk_bigmatrix(bm, y = d + 1, chunk_rows = chunk_rows)
 
 # the floors: dsyrk (crossprod) and dgemm rates on blocks of the pass's shape
-rate <- function(flops, expr) {
-  t <- min(replicate(3, system.time(expr)[["elapsed"]]))
+rate <- function(flops, f) {
+  t <- min(replicate(3, system.time(f())[["elapsed"]]))
   flops / t / 1e9
 }
 xb <- matrix(rnorm(chunk_rows * d), chunk_rows)
-syrk_gflops <- rate(chunk_rows * d * (d + 1), crossprod(xb))
-gemm_gflops <- rate(2 * chunk_rows * d * 200, xb %*% matrix(rnorm(d * 200), d))
+vb <- matrix(rnorm(d * 200), d)
+syrk_gflops <- rate(chunk_rows * d * (d + 1), function() crossprod(xb))
+gemm_gflops <- rate(2 * chunk_rows * d * 200, function() xb %*% vb)
 cat(sprintf("floors: dsyrk %.2f GFLOP/s, dgemm %.2f GFLOP/s\n\n", syrk_gflops, gemm_gflops))
 rm(xb)
 
 # the two passes, timed separately through the package's own steps
 passes <- function(label) {
   template <- rlsc:::matrix_template(rlsc:::first_chunk(src), NULL)
-  t1 <- system.time(mom <- rlsc:::map_chunks(src, rlsc:::chunk_moments, rlsc:::merge_chunk_moments,
+  t1 <- system.time(mom <- rlsc:::map_chunks(src, rlsc:::chunk_moments, rlsc:::merge_moments,
                                                template = template, intercept = TRUE))[["elapsed"]]
   eng <- rlsc:::chunked_engine(src, template, mom, TRUE)
   lambda <- rlsc:::default_lambda(eng$values, nlambda)
-  t2 <- system.time(path <- rlsc:::engine_path(eng, NULL, lambda))[["elapsed"]]
+  t2 <- system.time(path <- rlsc:::engine_path.rlsc_chunked(eng, NULL, lambda))[["elapsed"]]
   r <- length(eng$values)
   f1 <- n * d * (d + 1) + 2 * n * d
   f2 <- 2 * n * d * r + 2 * n * r * nlambda * (1 + 1)
