@@ -176,7 +176,8 @@ test_that("a chunked fit runs in less memory than the data", {
   skip_on_covr()   # covr's counters in the child process take more than the cap leaves
   # AddressSanitizer (make sanitize) reserves terabytes of address space for
   # its shadow memory: no child runs under an address-space cap
-  skip_if(grepl("libasan", Sys.getenv("LD_PRELOAD")), "ASan (make sanitize) cannot map its shadow memory under ulimit -v")
+  skip_if(grepl("libasan", Sys.getenv("LD_PRELOAD")),
+          "ASan (make sanitize) cannot map its shadow memory under ulimit -v")
   skip_on_os(c("windows", "mac"))
   dir <- new_tempdir()
   # 160 MB of rows in 20 files; a child R process whose address space is
