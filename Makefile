@@ -14,7 +14,7 @@ SYS_DEPS := pandoc qpdf
 # NOT_CRAN=true runs the tests CRAN would skip (parallel backends, the memory
 # cap): CI runs them all.
 CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
-             _R_CHECK_SYSTEM_CLOCK_=false NOT_CRAN=true
+             _R_CHECK_SYSTEM_CLOCK_=false NOT_CRAN=true RLSC_OPENBLAS=$(CURDIR)/.deps/openblas
 
 .PHONY: deps install demo test unit check valgrind sanitize fuzz bench bench-kernel bench-scale bench-kfold \
         bench-peers bench-eigen bench-threads bench-deps docs clean site-deps site site-check coverage lint
@@ -28,6 +28,7 @@ deps:
 	  fi; \
 	  $(RSCRIPT) scripts/install-deps.R; \
 	fi
+	@sh scripts/unpack-openblas.sh
 
 docs: deps
 	$(RSCRIPT) -e 'roxygen2::roxygenise()'
@@ -44,7 +45,7 @@ $(TARBALL): deps
 # The testthat suite alone against the working tree (compiled by pkgload), in
 # seconds: the inner loop.  `make test` stays the full check that CI runs.
 unit: deps
-	NOT_CRAN=true $(RSCRIPT) -e 'testthat::test_local(".", reporter = testthat::ProgressReporter$$new(show_praise = FALSE), stop_on_failure = TRUE)'
+	NOT_CRAN=true RLSC_OPENBLAS=$(CURDIR)/.deps/openblas $(RSCRIPT) -e 'testthat::test_local(".", reporter = testthat::ProgressReporter$$new(show_praise = FALSE), stop_on_failure = TRUE)'
 
 # R CMD check --as-cran must end with "Status: OK": no ERROR, WARNING or NOTE.
 check test: $(TARBALL)

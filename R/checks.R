@@ -56,7 +56,9 @@ check_weights <- function(weights, n) {
 # without a LOO value at every lambda, and no lambda helps.
 check_weight_share <- function(weights) {
   i <- which.max(weights)
-  rest <- sum(weights[-i]) / sum(weights)
+  total <- sum(weights)
+  rest <- (total - weights[i]) / total   # no copy of the weights, but cancels:
+  if (rest <= 2e-6) rest <- sum(weights[-i]) / total   # exactly where it decides
   if (rest <= 1e-6) {
     stop_arg("`weights` must leave more than 1e-6 of their total to the other observations ",
              "when there is an intercept, not ", format(rest, digits = 3), ": observation ", i,

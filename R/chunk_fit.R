@@ -17,6 +17,7 @@ rlsc.rlsc_chunks <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRU
   if (!missing(weights)) reject_chunked_args(weights = weights)
   if (!missing(mode)) reject_chunked_args(mode = mode)
   reject_chunked_args(...)
+  hold_blas_threads()
   check_linear_kernel(kernel)
   intercept <- check_flag(intercept, "intercept")
   first <- first_chunk(x)
@@ -37,6 +38,7 @@ chunked_formula <- function(formula, src, weights, na.action, contrasts, call, l
                             nlambda = 100, criterion = NULL, kernel = "linear",
                             standardize = FALSE, cv = "loo", penalty_factor = NULL, ...) {
   reject_chunked_args(...)
+  hold_blas_threads()
   check_linear_kernel(kernel)
   first <- first_chunk(src)
   template <- formula_template(formula, first, src$levels, weights, na.action, contrasts)
@@ -231,13 +233,13 @@ chunk_kfold_path <- function(data, i, template, engines, lambda, classify, unit)
 chunk_moments <- function(data, i, template, intercept, nfold = NULL) {
   rows <- chunk_rows(data, template)
   mom <- if (is.null(nfold)) {
-    .Call(C_rlsc_moments, rows$x, rows$y, rows$w, intercept, thread_count())
+    threaded(.Call(C_rlsc_moments, rows$x, rows$y, rows$w, intercept, thread_count()))
   } else {
     fold <- chunk_folds(data, i, nrow(rows$x), nfold)
     list(folds = lapply(seq_len(nfold), function(k) {
       idx <- which(fold == k)
-      .Call(C_rlsc_moments, rows$x[idx, , drop = FALSE], rows$y[idx, , drop = FALSE], rows$w[idx],
-            intercept, thread_count())
+      threaded(.Call(C_rlsc_moments, rows$x[idx, , drop = FALSE], rows$y[idx, , drop = FALSE], rows$w[idx],
+            intercept, thread_count()))
     }))
   }
   mom$n <- stats::setNames(nrow(rows$x) + 0, i)
@@ -348,9 +350,9 @@ chunk_path <- function(data, i, eng, lambda, classify, keep) {
   q <- 1 - eng$intercept * rows$w / source$sumw - free_leverage(rows$x, rows$w, eng)
   r0 <- offset_residuals(rows$x, rows$y, eng)
   unit <- source$unit   # one for every chunk, so that their losses merge
-  part <- in_units(.Call(C_rlsc_loo_path, basis, eng$values, eng$g / unit, q, r0 / unit,
-                         rows$y / unit, rows$w, rows$w, seq_len(n), lambda, FALSE, classify, keep,
-                         thread_count(), NULL),
+  part <- in_units(threaded(.Call(C_rlsc_loo_path, basis, eng$values, eng$g / unit, q, r0, rows$y,
+                                  rows$w, rows$w, seq_len(n), lambda, FALSE, classify, keep,
+                                  thread_count(), NULL, unit)),
                    unit, ncol(rows$y))
   part$npos <- sum(rows$w > 0)
   if (keep) {

@@ -66,6 +66,7 @@ run_task <- function(idx, chunks, read, fun, merge, progress, threads = NULL, ..
     old <- options(rlsc.threads = threads)
     on.exit(options(old))
   }
+  hold_blas_threads()
   acc <- NULL
   for (i in idx) {
     part <- chunk_call(fun, chunks[[i]], i, read, ...)

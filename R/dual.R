@@ -23,8 +23,8 @@ dual_engine <- function(kernel, x, y, w, intercept) {
   center <- kernel_center(kernel, x, w, rows, intercept)
   src <- kernel_source(kernel, x, w, rows, center)
   eig <- tryCatch(
-    .Call(C_rlsc_kernel_eigen, src$k, src$w, src$type, src$params, src$center, intercept,
-          thread_count()),
+    threaded(.Call(C_rlsc_kernel_eigen, src$k, src$w, src$type, src$params, src$center, intercept,
+          thread_count())),
     error = function(e) {
       if (grepl("cannot allocate", conditionMessage(e))) {
         stop_dual_memory(length(rows), "more than R could allocate")
@@ -156,10 +156,10 @@ dual_cross <- function(eng, newx) {
     linear = if (is_sparse(newx) || is_sparse(eng$x)) {
       as.matrix(Matrix::tcrossprod(newx, eng$x))
     } else {
-      .Call(C_rlsc_kernel_matrix, newx, eng$x, "linear", numeric(0), eng$center, thread_count())
+      threaded(.Call(C_rlsc_kernel_matrix, newx, eng$x, "linear", numeric(0), eng$center, thread_count()))
     },
-    .Call(C_rlsc_kernel_matrix, as.matrix(newx), eng$x, kern$name, kernel_params(kern), eng$center,
-          thread_count()))
+    threaded(.Call(C_rlsc_kernel_matrix, as.matrix(newx), eng$x, kern$name, kernel_params(kern), eng$center,
+          thread_count())))
   if (eng$intercept) k <- k - rep(eng$kbar, each = nrow(k))
   k
 }

@@ -141,20 +141,24 @@ engine_path.rlsc_engine <- function(eng, y, lambda, classify = FALSE, keep = FAL
   unit <- loss_unit(y)
   space <- if (sums && !keep && !classify) response_space(eng$g, eng$r0 / unit)
   out <- NULL
+  n <- nrow(eng$basis)
+  n_direct <- sum(eng$direct)
   for (direct in c(TRUE, FALSE)) {
-    rows <- which(eng$direct == direct)
-    if (!length(rows)) next
+    count <- if (direct) n_direct else n - n_direct
+    if (!count) next
+    # every row in one form (the rule in primal fits): no n-vectors of indices
+    rows <- if (count == n) seq_len(n) else which(eng$direct == direct)
     g <- (if (direct) eng$g else eng$g / sqrt(eng$values)) / unit
-    r0 <- eng$r0 / unit
-    if (!is.null(space)) {
-      g <- g %*% space$basis
-      r0 <- space$r0
+    part <- if (is.null(space)) {
+      threaded(.Call(C_rlsc_loo_path, eng$basis, eng$values, g, eng$q, eng$r0, y, eng$w, eng$w,
+                     rows, lambda, !direct, classify, keep, thread_count(), NULL, unit))
+    } else {   # the responses' coordinates, already in units
+      threaded(.Call(C_rlsc_loo_path, eng$basis, eng$values, g %*% space$basis, eng$q, space$r0,
+                     space$r0, eng$w, eng$w, rows, lambda, !direct, classify, keep, thread_count(),
+                     space$perp, 1))
     }
-    part <- .Call(C_rlsc_loo_path, eng$basis, eng$values, g, eng$q, r0,
-                  if (is.null(space)) y / unit else r0, eng$w, eng$w, rows, lambda, !direct,
-                  classify, keep, thread_count(), space$perp)
-    part$npos <- sum(eng$w[rows] > 0)
-    out <- merge_path(out, part, rows, nrow(eng$basis))
+    part$npos <- if (length(rows) == n) sum(eng$w > 0) else sum(eng$w[rows] > 0)
+    out <- merge_path(out, part, rows, n)
   }
   out <- in_units(out, unit, ncol(y))
   out$df <- model_df(eng, lambda)

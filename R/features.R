@@ -164,8 +164,8 @@ feature_rows <- function(map, x) {
   }
   kern <- map$kernel
   k <- if (kern$name == "custom") custom_kernel(kern, x, map$landmarks) else {
-    .Call(C_rlsc_kernel_matrix, x, map$landmarks, kern$name, kernel_params(kern), map$center,
-          thread_count())
+    threaded(.Call(C_rlsc_kernel_matrix, x, map$landmarks, kern$name, kernel_params(kern), map$center,
+          thread_count()))
   }
   if (is.null(map$map)) k else k %*% map$map
 }
@@ -184,14 +184,14 @@ setting_map <- function(kern, landmarks, draw) {
   # distances about the landmarks' mean: no cancellation far from the origin
   center <- if (base$name == "rbf") colMeans(landmarks)
   kzz <- if (base$name == "custom") custom_kernel(base, landmarks) else {
-    .Call(C_rlsc_kernel_matrix, landmarks, NULL, base$name, kernel_params(base), center,
-          thread_count())
+    threaded(.Call(C_rlsc_kernel_matrix, landmarks, NULL, base$name, kernel_params(base), center,
+          thread_count()))
   }
   if (!all_finite(kzz)) {
     stop_arg("the kernel matrix of the landmarks has NA, NaN or Inf values (overflow?): ",
              "rescale `x` or change the kernel parameters")
   }
-  eig <- .Call(C_rlsc_eigen, kzz, thread_count())
+  eig <- threaded(.Call(C_rlsc_eigen, kzz, thread_count()))
   keep <- kept_directions(eig$values, nrow(kzz))$keep
   if (!any(keep)) {
     stop_arg("the kernel matrix of the landmarks is zero for ", format(base),

@@ -166,7 +166,7 @@ kernel_matrix <- function(kernel, x, z = NULL) {
   if (kernel$name == "custom") return(custom_kernel(kernel, x, z))
   # distances computed about the mean of x: no cancellation far from the origin
   center <- if (kernel$name == "rbf") colMeans(x)
-  .Call(C_rlsc_kernel_matrix, x, z, kernel$name, kernel_params(kernel), center, thread_count())
+  threaded(.Call(C_rlsc_kernel_matrix, x, z, kernel$name, kernel_params(kernel), center, thread_count()))
 }
 
 kernel_params <- function(kernel) as.double(unlist(kernel$params, use.names = FALSE))

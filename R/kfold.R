@@ -28,8 +28,8 @@ kfold_table <- function(x, resp, w, intercept, folds, lambda, df, crit, kernel =
   if (is.null(kernel)) {   # each fold's moments, once
     fold_moments <- lapply(seq_len(nfold), function(k) {
       held <- folds == k
-      .Call(C_rlsc_moments, x[held, , drop = FALSE], resp$y[held, , drop = FALSE], w[held],
-            intercept, thread_count())
+      threaded(.Call(C_rlsc_moments, x[held, , drop = FALSE], resp$y[held, , drop = FALSE], w[held],
+            intercept, thread_count()))
     })
   }
   per_fold <- lapply(seq_len(nfold), function(k) {
@@ -58,8 +58,9 @@ heldout_path <- function(eng, x, y, w, lambda, classify, crit, unit) {
   basis <- project_rows(x, eng$center, eng$v)
   r0 <- offset_residuals(x, y, eng)
   path_with_values(function(keep, lam) {
-    in_units(.Call(C_rlsc_loo_path, basis, eng$values, eng$g / unit, rep(1, n), r0 / unit, y / unit,
-                   w, numeric(n), seq_len(n), lam, FALSE, classify, keep, thread_count(), NULL),
+    in_units(threaded(.Call(C_rlsc_loo_path, basis, eng$values, eng$g / unit, rep(1, n), r0, y, w,
+                            numeric(n), seq_len(n), lam, FALSE, classify, keep, thread_count(), NULL,
+                            unit)),
              unit, ncol(y))
   }, lambda, y, w, crit)
 }
@@ -67,9 +68,9 @@ heldout_path <- function(eng, x, y, w, lambda, classify, crit, unit) {
 # The held-out rows `held` of a dual fold engine (rows of zero weight in it).
 heldout_rows_path <- function(eng, held, y, w, lambda, classify, crit, unit) {
   path_with_values(function(keep, lam) {
-    in_units(.Call(C_rlsc_loo_path, eng$basis, eng$values, eng$g / unit, eng$q, eng$r0 / unit,
-                   y / unit, w, numeric(length(w)), held, lam, FALSE, classify, keep,
-                   thread_count(), NULL),
+    in_units(threaded(.Call(C_rlsc_loo_path, eng$basis, eng$values, eng$g / unit, eng$q, eng$r0, y,
+                            w, numeric(length(w)), held, lam, FALSE, classify, keep, thread_count(),
+                            NULL, unit)),
              unit, ncol(y))
   }, lambda, y[held, , drop = FALSE], w[held], crit)
 }

@@ -4,7 +4,7 @@
 
 primal_engine <- function(x, y, w, intercept, free = NULL) {
   mom <- if (is_sparse(x)) sparse_moments(x, y, w, intercept) else {
-    .Call(C_rlsc_moments, x, y, w, intercept, thread_count())
+    threaded(.Call(C_rlsc_moments, x, y, w, intercept, thread_count()))
   }
   part <- moments_engine(mom, intercept, max(dim(x)), free, w)
   check_underflow(part$all_values, x, w, intercept)
@@ -55,7 +55,7 @@ moments_engine <- function(mom, intercept, nrows, free = NULL, w = NULL) {
     free_map <- matrix(0, d, length(free))
     free_map[free, ] <- backsolve(root, diag(length(free)))
   }
-  eig <- .Call(C_rlsc_eigen, sxx, thread_count())
+  eig <- threaded(.Call(C_rlsc_eigen, sxx, thread_count()))
   m <- max(nrows, d)
   floor <- direction_floor(eig$vectors, mom$xmax[pen], mom$sumw, m)
   noise <- if (is.null(mom$raw)) floor else pmax(floor, raw_noise(eig$vectors, mom$raw[pen]))
@@ -80,7 +80,7 @@ free_leverage <- function(x, w, eng) {
 # y - ybar - (x - xbar) beta0: the residuals of rows x at lambda = Inf, the
 # start of the direct form of the path.
 offset_residuals <- function(x, y, eng) {
-  r0 <- y - rep(eng$ybar, each = nrow(y))
+  r0 <- if (ncol(y) == 1L) y - eng$ybar else y - rep(eng$ybar, each = nrow(y))
   if (is.null(eng$beta0)) r0 else r0 - project_rows(x, eng$center, eng$beta0)
 }
 
@@ -113,7 +113,7 @@ direction_floor <- function(vectors, xmax, w, m) {
 # B = (X - 1 xbar') V without a centered copy of X; with weights `w`, minus
 # the weighted mean of its rows (src/project.c says why).
 project_rows <- function(x, xbar, v, w = NULL) {
-  if (!is_sparse(x)) return(.Call(C_rlsc_project, x, xbar, v, w, thread_count()))
+  if (!is_sparse(x)) return(threaded(.Call(C_rlsc_project, x, xbar, v, w, thread_count())))
   basis <- as.matrix(x %*% v) - rep(drop(crossprod(xbar, v)), each = nrow(x))
   if (is.null(w) || !ncol(basis)) return(basis)
   basis - rep(colSums(w * basis) / sum(w), each = nrow(x))

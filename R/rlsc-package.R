@@ -18,12 +18,14 @@
 #'     eigendecomposition's back-transformation, the LOO and K-fold path).
 #'     The default is every processor OpenMP sees, no more than the
 #'     environment variables `OMP_THREAD_LIMIT` and `OMP_NUM_THREADS` when
-#'     they are set, and at most 2 under `R CMD check`; but 1 when the BLAS
-#'     runs threads of its own (OpenBLAS, MKL or BLIS with more than one
-#'     thread), which the package's loops call on blocks of rows: threads
-#'     inside threads would oversubscribe the cores. The work is split by
-#'     the sizes of the problem only, so every result is the same, bit for
-#'     bit, whatever the number of threads. A forked child (`parallel::mclapply()`,
+#'     they are set, and at most 2 under `R CMD check`. A BLAS that runs
+#'     threads of its own (OpenBLAS, MKL or BLIS) is held to one thread
+#'     while a fit runs and given its threads back afterwards (also after an
+#'     error or an interrupt), except in eigendecompositions of order 500 and
+#'     up, which it runs with its own threads: threads inside threads would
+#'     oversubscribe the cores. The work is split by the sizes of the
+#'     problem only, so every result is the same, bit for bit, whatever the
+#'     number of threads. A forked child (`parallel::mclapply()`,
 #'     `future::plan("multicore")`) runs one thread; workers of a chunked fit
 #'     share the session's threads between them. `vignette("chunked")` says
 #'     how to keep the threads of parallel workers within the cores.}

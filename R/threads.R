@@ -14,12 +14,11 @@ thread_count <- function() {
 # Every processor OpenMP sees, but no more than OMP_THREAD_LIMIT or
 # OMP_NUM_THREADS when they are set, and at most two under R CMD check
 # (_R_CHECK_LIMIT_CORES_, which --as-cran sets: CRAN's limit for checks).
-# One when the BLAS runs threads of its own (OpenBLAS, MKL, BLIS): the
-# package's loops call the BLAS on blocks, and a threaded BLAS inside
-# threads oversubscribes the cores (bench/README.md, "Threads": 2 threads
-# over OpenBLAS were slower than 1).
+# A BLAS with threads of its own (OpenBLAS, MKL, BLIS) does not change it:
+# the C loops hold such a BLAS to one thread inside their parallel regions
+# (src/threads.c), which measured faster than leaving the BLAS its threads
+# around one thread of the package's (bench/README.md, "Threads").
 default_threads <- function(info = .Call(C_rlsc_thread_info)) {
-  if (info$blas_threads > 1L) return(1L)
   n <- info$processors
   for (var in c("OMP_THREAD_LIMIT", "OMP_NUM_THREADS")) {
     limit <- suppressWarnings(as.integer(Sys.getenv(var)))
@@ -28,4 +27,31 @@ default_threads <- function(info = .Call(C_rlsc_thread_info)) {
   check <- toupper(Sys.getenv("_R_CHECK_LIMIT_CORES_"))
   if (nzchar(check) && check != "FALSE") n <- min(n, 2L)
   as.integer(max(1L, n))
+}
+
+# A BLAS with threads of its own (OpenBLAS, MKL, BLIS) is held to one thread
+# during the package's work, until the function that called this returns
+# (also by an error or an interrupt), then given its threads back: the C
+# loops call the BLAS on blocks from their own threads, and threads inside
+# threads oversubscribe the cores.  Fits hold it from start to end, because
+# each change of the BLAS's threads wakes its idle ones, which then compete
+# with the package's for the cores (bench/README.md, "Threads").  It is held
+# whatever `options(rlsc.threads)` says, so the BLAS computes the same way,
+# and results are the same, with any number of the package's threads (a
+# threaded OpenBLAS rounds differently from a single-threaded one); the
+# eigendecomposition gets the BLAS's threads back (src/eigen.c).  A hold
+# inside a hold changes nothing.
+hold_blas_threads <- function(env = parent.frame()) {
+  before <- .Call(C_rlsc_blas_set_threads, 1L)
+  if (before > 1L) {
+    restore <- call(".Call", quote(C_rlsc_blas_set_threads), before)
+    do.call(on.exit, list(restore, add = TRUE), envir = env)
+  }
+  invisible(before > 1L)
+}
+
+# `routine` (a threaded .Call) evaluated with the BLAS held.
+threaded <- function(routine) {
+  hold_blas_threads()
+  routine
 }

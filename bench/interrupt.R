@@ -22,11 +22,11 @@ y <- rnorm(60000)
 timed("primal 60000 x 300", rlsc(x, y))
 timed("moments 60000 x 300", .Call(rlsc:::C_rlsc_moments, x, matrix(y), rep(1, 60000), TRUE, th))
 v <- qr.Q(qr(matrix(rnorm(300 * 300), 300)))
-timed("projection 60000 x 300, 20 times", for (i in 1:20) .Call(rlsc:::C_rlsc_project, x, numeric(300), v, th))
+timed("projection 60000 x 300, 20 times", for (i in 1:20) .Call(rlsc:::C_rlsc_project, x, numeric(300), v, NULL, th))
 timed("path 60000 x 300, 1000 lambdas",
       .Call(rlsc:::C_rlsc_loo_path, x, rep(1, 300), matrix(1, 300, 1), rep(1, 60000), matrix(y),
             matrix(y), rep(1, 60000), rep(1, 60000), 1:60000, 10^seq(3, -3, length.out = 1000),
-            FALSE, FALSE, FALSE, th, NULL))
+            FALSE, FALSE, FALSE, th, NULL, 1))
 rm(x, v)
 xk <- matrix(rnorm(2500 * 5), 2500)
 yk <- rnorm(2500)

@@ -35,6 +35,8 @@ extern void F77_NAME(dstemr)(const char *jobz, const char *range, const int *n, 
 #define PANEL_COLS 64
 /* floating-point operations between two interrupt checks */
 #define EIGEN_FLOPS 2e8
+/* order from which a threaded BLAS held by the fit is lent its threads back */
+#define EIGEN_LEND_MIN 500
 
 /* Columns per panel of the reduction: 32, fewer beyond n = 4096 so that a
    panel (2 n^2 nb operations in dlatrd and as many in dsyr2k) stays within a
@@ -175,6 +177,10 @@ void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors, int
     }
     double *d = (double *) R_alloc(n, sizeof(double)), *e = (double *) R_alloc(n, sizeof(double));
     double *tau = (double *) R_alloc(n, sizeof(double));
+    /* a threaded BLAS held by the fit runs these steps with its own threads,
+       the package's staying out (a few hundred rows are too few for either) */
+    int lent = n >= EIGEN_LEND_MIN ? rlsc_blas_lend() : 0;
+    if (lent > 1) nth = 1;
     memset(e, 0, sizeof(double) * n);
     memset(tau, 0, sizeof(double) * n);
     tridiagonalize(a, n, d, e, tau);
@@ -182,6 +188,7 @@ void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors, int
     tridiagonal_eigen(d, e, n, values, vectors);
     R_CheckUserInterrupt();
     back_transform(a, n, tau, vectors, nth);
+    rlsc_blas_unlend(lent);
     for (int k = 0; k < n / 2; k++) {     /* reverse to decreasing order, in place */
         int j = n - 1 - k;
         double t = values[k]; values[k] = values[j]; values[j] = t;

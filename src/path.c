@@ -24,7 +24,10 @@
    coordinates of the responses in the row space of g, and perp_i the squared
    norm of row i's residual outside it, which no lambda changes; only the
    squared losses summed over the columns are then computed (the absolute
-   ones are NA, the per-column ones meaningless). */
+   ones are NA, the per-column ones meaningless).
+   y and r0 are read divided by `unit` (R/engine.R, loss_unit(): a power of
+   two, so exactly), here rather than in R, where it took two copies of them
+   per call. */
 #include "rlsc.h"
 
 /* 1 - h at or below these: the point is interpolated (within rounding) and
@@ -50,6 +53,7 @@ typedef struct {
     int ntot, n, r, nt, nl, nstat, comp, cls, kp, lc;
     const int *prow;
     const double *pb, *pq, *pr0, *py, *pw, *pom, *filt, *gall, *perp;
+    double unit;
     double *omh, *fitted, *loo;
 } path_job;
 
@@ -157,16 +161,17 @@ static void path_block(const path_job *job, int i0, int nb, double *scratch, int
             double *lt = loss + (size_t) nb * (NLOSS + t);
             for (int i = 0; i < nb; i++) {
                 size_t it = (size_t) (prow[i] - 1) + (size_t) ntot * t;
-                double e = rho[i] * (job->pr0[it] + fl[i]);
+                double yv = job->py[it] / job->unit;
+                double e = rho[i] * (job->pr0[it] / job->unit + fl[i]);
                 double el = ok[i] ? e / den[i] : NA_REAL;
-                double lv = job->py[it] - el;
+                double lv = yv - el;
                 sq[i] += el * el;
                 ab[i] += fabs(el);
                 fit[i] += e * e;
                 lt[i] = el * el;
                 if (job->kp) {
                     size_t at = (size_t) (i0 + i) + (size_t) job->n * (t + (size_t) nt * l);
-                    job->fitted[at] = job->py[it] - e;
+                    job->fitted[at] = yv - e;
                     job->loo[at] = lv;
                 }
                 if (t == 0 || lv > best[i]) { best[i] = lv; best_t[i] = t; }
@@ -199,7 +204,7 @@ static void path_block(const path_job *job, int i0, int nb, double *scratch, int
 
 SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEXP w,
                    SEXP omega, SEXP rows, SEXP lambda, SEXP complement, SEXP classify,
-                   SEXP keep, SEXP threads, SEXP perp)
+                   SEXP keep, SEXP threads, SEXP perp, SEXP unit)
 {
     int ntot, n, r, rg, nt, ny, nty, nr0, nt0;
     rlsc_check_double_matrix(basis, "basis", &ntot, &r);
@@ -227,6 +232,8 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
         rlsc_check_double_vector(perp, "perp", ntot);
         if (kp || cls) error("'perp' needs 'keep' and 'classify' FALSE");
     }
+    rlsc_check_double_vector(unit, "unit", 1);
+    if (!(REAL(unit)[0] > 0.0) || !R_FINITE(REAL(unit)[0])) error("'unit' must be positive and finite");
     if (nt < 1) error("'g' must have at least one column");
     if (XLENGTH(lambda) > INT_MAX / 2) error("'lambda' is too long");
     int nl = LENGTH(lambda);
@@ -279,7 +286,7 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
     lc = lc < 1 ? 1 : lc > nl ? (nl > 0 ? nl : 1) : lc;
     path_job job = {ntot, n, r, nt, nl, nstat, comp, cls, kp, lc, prow, REAL(basis), REAL(q),
                     REAL(r0), REAL(y), REAL(w), REAL(omega), filt, gall,
-                    isNull(perp) ? NULL : REAL(perp), kp ? REAL(omh) : NULL,
+                    isNull(perp) ? NULL : REAL(perp), REAL(unit)[0], kp ? REAL(omh) : NULL,
                     kp ? REAL(fitted) : NULL, kp ? REAL(loo) : NULL};
 
     /* the blocks (their size depends on the problem only), computed in

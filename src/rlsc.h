@@ -21,7 +21,7 @@ SEXP rlsc_project(SEXP x, SEXP center, SEXP v, SEXP w, SEXP threads);
 /* path.c: step 3, leverages, fits, exact LOO outputs and criteria for a lambda grid */
 SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEXP w,
                    SEXP omega, SEXP rows, SEXP lambda, SEXP complement, SEXP classify,
-                   SEXP keep, SEXP threads, SEXP perp);
+                   SEXP keep, SEXP threads, SEXP perp, SEXP unit);
 /* kernel.c: kernel matrices, and the eigendecomposition of the weighted
    double-centered kernel (the dual form) */
 SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params, SEXP center, SEXP threads);
@@ -30,8 +30,10 @@ SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP center, SEXP
                        SEXP threads);
 /* check.c: max |x| in one pass (NA for NA/NaN), for R's own checks */
 SEXP rlsc_abs_max(SEXP x);
-/* threads.c: whether OpenMP is there, and how many processors it sees */
+/* threads.c: whether OpenMP is there, how many processors it sees and the
+   BLAS's threads; setting the BLAS's threads */
 SEXP rlsc_thread_info(void);
+SEXP rlsc_blas_set_threads(SEXP n);
 
 /* check.c: argument checks that raise R errors instead of crashing */
 void rlsc_check_double_matrix(SEXP x, const char *name, int *nrow, int *ncol);
@@ -45,6 +47,10 @@ void rlsc_init_threads(void);
 int rlsc_thread_count(SEXP threads);
 int rlsc_thread_id(void);
 int rlsc_triangle_pieces(int m, int max_pieces, int min_width, int *c);
+/* a threaded BLAS that the package holds to one thread during a fit, given
+   its threads back for the eigendecomposition (0: it is not held) */
+int rlsc_blas_lend(void);
+void rlsc_blas_unlend(int lent);
 /* whether a parallel region is worth starting: more than one thread, more
    than one piece and about 1e6 operations in all (below that, starting the
    threads costs more, and far more on a machine busy with other work) */

@@ -27,6 +27,7 @@
    (glibc forgets the handler when the library is unloaded; LLVM's OpenMP
    runtime handles fork itself.) */
 static int forked_child = 0;
+static void find_blas_threads(void);
 
 #ifdef RLSC_ATFORK
 static void note_fork(void)
@@ -37,6 +38,7 @@ static void note_fork(void)
 
 void rlsc_init_threads(void)
 {
+    find_blas_threads();
 #ifdef RLSC_ATFORK
     pthread_atfork(NULL, NULL, note_fork);
 #endif
@@ -63,31 +65,95 @@ int rlsc_thread_id(void)
 #endif
 }
 
-/* The threads of the BLAS that R loaded, when it says (OpenBLAS, MKL,
-   BLIS); 1 for the reference BLAS and any BLAS that does not.  Looked up by
-   name in the process, so no BLAS is linked for it. */
+/* The BLAS that R loaded may run threads of its own (OpenBLAS, MKL, BLIS).
+   Its thread-count functions are looked up by name in the process once, when
+   the package is loaded, so no BLAS is linked for them; a BLAS without them
+   (the reference BLAS) counts as one thread and is never held. */
 typedef int (*int_getter)(void);
 typedef long (*long_getter)(void);
+typedef void (*int_setter)(int);
+typedef void (*long_setter)(long);
+static int_getter get_int = NULL;
+static long_getter get_long = NULL;
+static int_setter set_int = NULL;
+static long_setter set_long = NULL;
+
+static void *blas_symbol(const char *name)
+{
+#if defined(RTLD_DEFAULT)
+    return dlsym(RTLD_DEFAULT, name);
+#else
+    (void) name;
+    return NULL;
+#endif
+}
+
+static void find_blas_threads(void)
+{
+    const char *getters[] = {"openblas_get_num_threads", "MKL_Get_Max_Threads"};
+    const char *setters[] = {"openblas_set_num_threads", "MKL_Set_Num_Threads"};
+    for (int i = 0; i < 2; i++) {
+        void *get = blas_symbol(getters[i]), *set = blas_symbol(setters[i]);
+        if (get == NULL) continue;
+        memcpy(&get_int, &get, sizeof get_int);
+        if (set != NULL) memcpy(&set_int, &set, sizeof set_int);
+        return;
+    }
+    /* BLIS counts its threads in dim_t, a 64-bit integer where R runs */
+    void *get = blas_symbol("bli_thread_get_num_threads"),
+        *set = blas_symbol("bli_thread_set_num_threads");
+    if (get != NULL && sizeof(long) == 8) {
+        memcpy(&get_long, &get, sizeof get_long);
+        if (set != NULL) memcpy(&set_long, &set, sizeof set_long);
+    }
+}
+
+/* The BLAS's threads before the package held it to one thread, else 0. */
+static int held_from = 0;
+
+static void set_blas_threads(int n)
+{
+    if (set_int != NULL) set_int(n); else if (set_long != NULL) set_long((long) n);
+}
 
 static int blas_threads(void)
 {
-#if defined(RTLD_DEFAULT)
-    const char *int_names[] = {"openblas_get_num_threads", "MKL_Get_Max_Threads"};
-    for (int i = 0; i < 2; i++) {
-        int_getter get;
-        void *sym = dlsym(RTLD_DEFAULT, int_names[i]);
-        if (sym == NULL) continue;
-        memcpy(&get, &sym, sizeof get);
-        return get();
-    }
-    void *sym = dlsym(RTLD_DEFAULT, "bli_thread_get_num_threads");
-    if (sym != NULL) {
-        long_getter get;
-        memcpy(&get, &sym, sizeof get);
-        return (int) get();
-    }
-#endif
-    return 1;
+    int n = get_int != NULL ? get_int() : get_long != NULL ? (int) get_long() : 1;
+    return n > 1 ? n : 1;
+}
+
+/* Sets the threads of a BLAS that runs threads of its own to n and returns
+   how many it ran before; 0 (nothing changed) when the BLAS runs one thread
+   or cannot be told.  The package's threads replace the BLAS's during a fit
+   (R/threads.R, hold_blas_threads()), which gives them back on exit. */
+SEXP rlsc_blas_set_threads(SEXP n)
+{
+    if (!isInteger(n) || LENGTH(n) != 1 || INTEGER(n)[0] == NA_INTEGER || INTEGER(n)[0] < 1)
+        error("'n' must be a positive whole number");
+    int before = blas_threads(), to = INTEGER(n)[0];
+    if ((set_int == NULL && set_long == NULL) || (before <= 1 && to <= 1))
+        return ScalarInteger(0);
+    set_blas_threads(to);
+    held_from = to == 1 ? before : 0;
+    return ScalarInteger(before);
+}
+
+/* A held BLAS gets its threads back for a step that is the BLAS's work
+   alone (the eigendecomposition's reduction and back-transformation, where
+   its threads beat the package's: bench/README.md, "Threads"); returns them
+   (0 when the BLAS is not held), for rlsc_blas_unlend() to hold it again.
+   An interrupt in between leaves the BLAS its threads: what the hold's end
+   restores anyway. */
+int rlsc_blas_lend(void)
+{
+    int lent = held_from;
+    if (lent > 1) set_blas_threads(lent);
+    return lent;
+}
+
+void rlsc_blas_unlend(int lent)
+{
+    if (lent > 1) set_blas_threads(1);
 }
 
 /* Whether the package was built with OpenMP, the number of processors

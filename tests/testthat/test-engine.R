@@ -42,7 +42,7 @@ entry_points <- list(
   C_rlsc_loo_path = list(
     ok = list(matrix(1, 4, 2), c(2, 1), matrix(1, 2, 1), rep(0.75, 4), matrix(0, 4, 1),
               matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4), 1:4, c(1, 0.5), FALSE, FALSE, TRUE, 2L,
-              NULL),
+              NULL, 2),
     bad = list(
       list(1:8, "'basis' must be a double matrix"), list(rep(1, 8), "'basis' must be a matrix"),
       list(1, "'values' must have length 2"), list(2:1, "'values' must be a double vector"),
@@ -60,15 +60,25 @@ entry_points <- list(
       list(NULL, "'keep' must be TRUE or FALSE"), list(c(TRUE, TRUE), "'keep' must be TRUE or FALSE"),
       list(0L, threads_error), list(1.5, threads_error),
       list(rep(0, 3), "'perp' must have length 4"), list(1:4, "'perp' must be a double vector"),
-      list(rep(0, 4), "'perp' needs 'keep' and 'classify' FALSE")),
+      list(rep(0, 4), "'perp' needs 'keep' and 'classify' FALSE"),
+      list(2L, "'unit' must be a double vector"), list(c(1, 2), "'unit' must have length 1"),
+      list(0, "'unit' must be positive and finite"), list(Inf, "'unit' must be positive and finite"),
+      list(NaN, "'unit' must be positive and finite")),
     arg = c(1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 6, 7, 7, 8, 8, 9, 9, 9, 10, 10, 11, 12, 13, 13, 14, 14,
-            15, 15, 15)),
+            15, 15, 15, 16, 16, 16, 16, 16)),
   C_rlsc_abs_max = list(
     ok = list(c(-3, 2)),
     bad = list(list(1:2, "'x' must be a double vector"), list("a", "'x' must be a double vector"),
                list(NULL, "'x' must be a double vector")),
     arg = c(1, 1, 1)),
-  C_rlsc_thread_info = list(ok = list(), bad = list(), arg = numeric()))
+  C_rlsc_thread_info = list(ok = list(), bad = list(), arg = numeric()),
+  # the BLAS's threads set to what they are: nothing changes
+  C_rlsc_blas_set_threads = list(
+    ok = list(max(1L, .Call(getFromNamespace("C_rlsc_thread_info", "rlsc"))$blas_threads)),
+    bad = list(list(0L, "'n' must be a positive whole number"), list(2, "'n' must be a positive whole number"),
+               list(NA_integer_, "'n' must be a positive whole number"),
+               list(1:2, "'n' must be a positive whole number")),
+    arg = c(1, 1, 1, 1)))
 
 test_that("every C entry point rejects wrong types, lengths and shapes of every argument", {
   for (name in names(entry_points)) {
@@ -109,25 +119,26 @@ test_that("the C entry points survive empty inputs", {
                    c(0L, 2L))
   path <- call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 1), rep(1, 4),
                                          matrix(0, 4, 1), matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4),
-                                         1:4, numeric(), FALSE, FALSE, FALSE, 2L, NULL))
+                                         1:4, numeric(), FALSE, FALSE, FALSE, 2L, NULL, 1))
   expect_identical(dim(path$mean), c(0L, 5L))
   path <- call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 1), rep(1, 4),
                                          matrix(0, 4, 1), matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4),
-                                         integer(), 1, FALSE, FALSE, TRUE, 2L, NULL))
+                                         integer(), 1, FALSE, FALSE, TRUE, 2L, NULL, 1))
   expect_identical(path$n_na, 0)
   expect_identical(dim(path$loo), c(0L, 1L, 1L))
   expect_error(call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 0), rep(1, 4),
                                               matrix(1, 4, 0), matrix(1, 4, 0), rep(1, 4), rep(1, 4),
-                                              1:4, 1, FALSE, FALSE, FALSE, 1L, NULL)),
+                                              1:4, 1, FALSE, FALSE, FALSE, 1L, NULL, 1)),
                "'g' must have at least one column", fixed = TRUE)
   # a model without columns: every row projects to 0 on each direction asked for
-  expect_identical(call_c("C_rlsc_project", list(matrix(numeric(), 3, 0), numeric(), matrix(numeric(), 0, 2), NULL, 1L)),
+  expect_identical(call_c("C_rlsc_project",
+                          list(matrix(numeric(), 3, 0), numeric(), matrix(numeric(), 0, 2), NULL, 1L)),
                    matrix(0, 3, 2))
   # L x T accumulators past INT_MAX / 2 are refused before any allocation
   nt <- 2^16
   expect_error(call_c("C_rlsc_loo_path", list(matrix(1, 1, 0), numeric(), matrix(1, 0, nt), 1,
                                               matrix(0, 1, nt), matrix(1, 1, nt), 1, 1,
-                                              1L, rep(1, 2^15), FALSE, FALSE, FALSE, 1L, NULL)),
+                                              1L, rep(1, 2^15), FALSE, FALSE, FALSE, 1L, NULL, 1)),
                "'lambda' and 'g' have too many values together", fixed = TRUE)
 })
 

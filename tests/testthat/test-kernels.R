@@ -120,7 +120,8 @@ test_that("the C entry points reject wrong types and shapes", {
   expect_error(call("C_rlsc_kernel_matrix", x, NULL, "polynomial", c(0.5, 1, 1), NULL, 1L), "'degree' must be")
   expect_error(call("C_rlsc_kernel_matrix", x, NULL, "polynomial", c(2, NA, 1), NULL, 1L),
                "'scale' and 'offset' must be finite")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "precomputed", numeric(0), NULL, 1L), "must not be \"precomputed\"")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "precomputed", numeric(0), NULL, 1L),
+               "must not be \"precomputed\"")
   expect_error(call("C_rlsc_kernel_matrix", x, NULL, "linear", numeric(0), 1, 1L), "'center' must have length 2")
   expect_error(call("C_rlsc_kernel_matrix", x, NULL, "linear", numeric(0), 1:2, 1L), "'center' must be a double vector")
   expect_error(call("C_rlsc_kernel_asymmetry", x), "'k' must be square")

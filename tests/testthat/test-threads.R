@@ -30,7 +30,6 @@ test_that("the default threads follow OMP_THREAD_LIMIT, OMP_NUM_THREADS and R CM
   }
   unset <- c(OMP_THREAD_LIMIT = "", OMP_NUM_THREADS = "", `_R_CHECK_LIMIT_CORES_` = "")
   info <- .Call(getFromNamespace("C_rlsc_thread_info", "rlsc"))
-  skip_if(info$blas_threads > 1L, "the BLAS runs threads: the default is 1")
   processors <- info$processors
   expect_identical(with_env(unset, rlsc:::default_threads()), as.integer(processors))
   expect_identical(with_env(replace(unset, "OMP_THREAD_LIMIT", "1"), rlsc:::default_threads()), 1L)
@@ -41,10 +40,10 @@ test_that("the default threads follow OMP_THREAD_LIMIT, OMP_NUM_THREADS and R CM
                    as.integer(min(processors, 2L)))
   expect_identical(with_env(replace(unset, "_R_CHECK_LIMIT_CORES_", "false"), rlsc:::default_threads()),
                    as.integer(processors))
-  # a BLAS with threads of its own (OpenBLAS, MKL, BLIS) gets the cores alone
+  # a BLAS with threads of its own (OpenBLAS, MKL, BLIS) does not change it:
+  # it is held to one thread during fits instead
   threaded_blas <- list(openmp = TRUE, processors = 8L, blas_threads = 8L)
-  expect_identical(with_env(unset, rlsc:::default_threads(threaded_blas)), 1L)
-  expect_identical(with_env(unset, rlsc:::default_threads(replace(threaded_blas, "blas_threads", 1L))), 8L)
+  expect_identical(with_env(unset, rlsc:::default_threads(threaded_blas)), 8L)
 })
 
 test_that("primal fits, their methods and chunked fits do not depend on the number of threads", {
@@ -101,4 +100,69 @@ test_that("a forked child fits with one thread instead of waiting for its parent
   child <- with_threads(2L, parallel::mclapply(1:2, function(i) rlsc(x, y)$path, mc.cores = 2L))
   expect_identical(child[[1]], parent)
   expect_identical(child[[2]], parent)
+})
+
+# A threaded BLAS can only be tried in a process that loaded it: a child R
+# with OpenBLAS preloaded (Debian's libopenblas0-pthread; `make deps`
+# unpacks it into .deps/ without making it the system's BLAS, and `make test`
+# passes its directory in RLSC_OPENBLAS).
+openblas_dir <- function() {
+  dirs <- c(Sys.getenv("RLSC_OPENBLAS"), "/usr/lib/x86_64-linux-gnu/openblas-pthread")
+  dirs <- dirs[nzchar(dirs) & file.exists(file.path(dirs, "libblas.so.3")) &
+                 file.exists(file.path(dirs, "liblapack.so.3"))]
+  if (length(dirs)) dirs[[1]] else ""
+}
+
+test_that("a threaded BLAS is held to one thread during fits, given its threads back, results the same", {
+  skip_on_cran()
+  skip_on_covr()
+  skip_on_os(c("windows", "mac"))
+  # the child's LD_PRELOAD replaces libasan's (make sanitize)
+  skip_if(grepl("libasan", Sys.getenv("LD_PRELOAD")), "ASan's runtime must come first in a child")
+  dir <- openblas_dir()
+  skip_if(!nzchar(dir), "no OpenBLAS to preload (make deps unpacks one)")
+  script <- tempfile(fileext = ".R")
+  on.exit(unlink(script))
+  # the package under test: the installed one, or under `make unit` the
+  # source tree that pkgload loaded
+  load <- if (isNamespaceLoaded("pkgload") && pkgload::is_dev_package("rlsc")) {
+    sprintf('pkgload::load_all("%s", quiet = TRUE)', getNamespaceInfo("rlsc", "path"))
+  } else {
+    "suppressPackageStartupMessages(library(rlsc))"
+  }
+  # what the child runs, after loading the package
+  child <- function() {
+    blas <- function() .Call(getFromNamespace("C_rlsc_thread_info", "rlsc"))$blas_threads
+    start <- blas()
+    seen <- integer()   # the BLAS's threads while a fit evaluates its criterion
+    watch <- function(y, pred, weights) {
+      seen[length(seen) + 1L] <<- blas()
+      mean((y - pred)^2)
+    }
+    set.seed(1)
+    n <- 1200
+    x <- matrix(rnorm(n * 300), n) + 3
+    y <- drop(x[, 1:5] %*% rnorm(5)) + rnorm(n)
+    xk <- x[1:600, 1:4]
+    yk <- y[1:600]
+    fits <- lapply(1:3, function(th) {
+      options(rlsc.threads = th)
+      fit <- rlsc(x, y, criterion = watch)
+      kfit <- suppressWarnings(rlsc(xk, yk, kernel = kernel_rbf(c(1, 3)), keep_eigen = TRUE))
+      list(fit$path, coef(fit, 2.5), predict(fit, x[1:4, ]), kfit$kernel_path,
+           predict(kfit, xk[1:3, ], 0.1))
+    })
+    after_fits <- blas()
+    err <- try(rlsc(x, y, criterion = function(y, pred, weights) stop("boom")), silent = TRUE)
+    cat(start, after_fits, blas(), all(seen == 1L), length(seen) > 0,
+        identical(fits[[1]], fits[[2]]), identical(fits[[1]], fits[[3]]),
+        inherits(err, "try-error"), "\n")
+  }
+  writeLines(c(load, deparse(body(child))), script)
+  preload <- paste(file.path(dir, c("libblas.so.3", "liblapack.so.3")), collapse = ":")
+  out <- system2(file.path(R.home("bin"), "Rscript"), c("--vanilla", script), stdout = TRUE, stderr = TRUE,
+                 env = c(paste0("LD_PRELOAD=", preload), "OPENBLAS_NUM_THREADS=2",
+                         paste0("R_LIBS=", paste(.libPaths(), collapse = ":"))))
+  got <- strsplit(trimws(tail(out, 1)), " ")[[1]]
+  expect_identical(got, c("2", "2", "2", rep("TRUE", 5)), info = paste(out, collapse = "\n"))
 })
