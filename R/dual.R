@@ -64,7 +64,7 @@ dual_engine <- function(kernel, x, y, w, intercept) {
   eng <- new_engine("dual", values = values, dropped = kept$dropped, basis = basis,
                     direct = direct, q = q, r0 = r0, g = sqrt(values) * z[keep, , drop = FALSE],
                     ybar = ybar, w = w, intercept = intercept, center = center,
-                    kernel = kernel, x = if (kernel$name != "precomputed") x[rows, , drop = FALSE],
+                    kernel = kernel, x = if (kernel$name != "precomputed") take_rows(x, rows),
                     kbar = kbar, rows = rows, noise = noise)
   if (any(direct)) {
     # direct rows: projected like new data, B_0 = (K_0 - 1 kbar')(s o U) / sqrt(Lambda),
@@ -133,15 +133,19 @@ kernel_noise <- function(kmax, w) {
 kernel_center <- function(kernel, x, w, rows, intercept) {
   shift <- (kernel$name == "linear" && intercept && !is_sparse(x)) || kernel$name == "rbf"
   if (!shift) return(NULL)
-  drop(crossprod(w[rows], x[rows, , drop = FALSE])) / sum(w[rows])
+  drop(crossprod(w[rows], take_rows(x, rows))) / sum(w[rows])
 }
+
+# x[rows, ], but x itself when `rows` (increasing, as which() gives them) are
+# all its rows: x of d > n takes gigabytes, and each copy a pass over them.
+take_rows <- function(x, rows) if (length(rows) == nrow(x)) x else x[rows, , drop = FALSE]
 
 # What src/kernel.c decomposes: the data and kernel type, or a kernel matrix
 # computed here (custom kernels, and X X' of sparse x) as "precomputed".
 kernel_source <- function(kernel, x, w, rows, center) {
   own <- function(k) list(k = k, w = w[rows], type = "precomputed", params = numeric(0), center = NULL)
-  if (kernel$name == "custom") return(own(custom_kernel(kernel, x[rows, , drop = FALSE])))
-  if (is_sparse(x)) return(own(as.matrix(Matrix::tcrossprod(x[rows, , drop = FALSE]))))
+  if (kernel$name == "custom") return(own(custom_kernel(kernel, take_rows(x, rows))))
+  if (is_sparse(x)) return(own(as.matrix(Matrix::tcrossprod(take_rows(x, rows)))))
   list(k = x, w = w, type = kernel$name, params = kernel_params(kernel), center = center)
 }
 

@@ -44,7 +44,7 @@ default_threads <- function(info = .Call(C_rlsc_thread_info)) {
 hold_blas_threads <- function(env = parent.frame()) {
   before <- .Call(C_rlsc_blas_set_threads, 1L)
   if (before > 1L) {
-    restore <- call(".Call", quote(C_rlsc_blas_set_threads), before)
+    restore <- call(".Call", C_rlsc_blas_set_threads, before)
     do.call(on.exit, list(restore, add = TRUE), envir = env)
   }
   invisible(before > 1L)

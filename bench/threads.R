@@ -1,10 +1,11 @@
 # The threads of the C loops (issue 13, DESIGN.md section 9): each shape
 # fitted with options(rlsc.threads = 1) and = 2, medians of RLSC_BENCH_REPS
 # (default 3) runs, and the results compared (identical whatever the threads).
-# Run under each BLAS to choose the default: with the reference BLAS the
-# second thread should pay; with a threaded OpenBLAS, BLAS threads inside the
-# package's threads oversubscribe the cores.  Run from the repository root
-# with rlsc installed:   Rscript bench/threads.R   (a few minutes)
+# Run under each BLAS: a threaded BLAS (OpenBLAS) is held to one thread
+# during fits whatever the number of the package's threads (but for
+# eigendecompositions of order 500 and up), so the second thread should pay
+# under either.  Run from the repository root with rlsc installed:
+#   Rscript bench/threads.R   (a few minutes)
 suppressPackageStartupMessages(library(rlsc))
 options(rlsc.progress = FALSE)
 reps <- as.integer(Sys.getenv("RLSC_BENCH_REPS", "3"))
