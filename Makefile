@@ -33,8 +33,10 @@ deps:
 docs: deps
 	$(RSCRIPT) -e 'roxygen2::roxygenise()'
 
+# --preclean: `make unit` (pkgload) leaves objects compiled with -O0 in src/,
+# which a plain install would reuse (benchmarks then time unoptimized code).
 install: deps
-	$(R) CMD INSTALL --no-multiarch .
+	$(R) CMD INSTALL --preclean --no-multiarch .
 
 demo: install
 	$(RSCRIPT) scripts/demo.R
@@ -68,7 +70,7 @@ valgrind: deps
 	@command -v valgrind >/dev/null || { apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind; }
 	mkdir -p $(VALGRIND_LIB)
-	$(R) CMD INSTALL --no-multiarch -l $(VALGRIND_LIB) .
+	$(R) CMD INSTALL --preclean --no-multiarch -l $(VALGRIND_LIB) .
 	cd tests && R_LIBS=$(VALGRIND_LIB) NOT_CRAN=true RLSC_FUZZ_CASES=60 $(R) -d "$(VALGRIND)" --vanilla -f testthat.R \
 	  > ../valgrind.log 2>&1 || { tail -n 40 ../valgrind.log; echo "valgrind: FAILED, see valgrind.log"; exit 1; }
 	@grep -a -E 'ERROR SUMMARY|definitely lost|Invalid (read|write)|\[ FAIL' valgrind.log
@@ -137,7 +139,7 @@ site-deps:
 SITE_LIB := $(CURDIR)/site-lib
 site: deps site-deps
 	rm -rf $(SITE_LIB) && mkdir -p $(SITE_LIB)
-	$(R) CMD INSTALL --no-multiarch -l $(SITE_LIB) .
+	$(R) CMD INSTALL --preclean --no-multiarch -l $(SITE_LIB) .
 	R_LIBS=$(SITE_LIB) $(RSCRIPT) scripts/build-site.R
 
 # The built site in headless Chromium: screenshots in site-screenshots/, and a
