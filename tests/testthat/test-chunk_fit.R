@@ -178,6 +178,10 @@ test_that("a chunked fit runs in less memory than the data", {
   # its shadow memory: no child runs under an address-space cap
   skip_if(grepl("libasan", Sys.getenv("LD_PRELOAD")),
           "ASan (make sanitize) cannot map its shadow memory under ulimit -v")
+  # so does a threaded OpenBLAS, for its buffers: the child does not start
+  skip_if(any(grepl("openblas", c(extSoftVersion()[["BLAS"]], La_library(), Sys.getenv("LD_PRELOAD")),
+                    ignore.case = TRUE)),
+          "OpenBLAS reserves more address space than the cap leaves")
   skip_on_os(c("windows", "mac"))
   dir <- new_tempdir()
   # 160 MB of rows in 20 files; a child R process whose address space is
