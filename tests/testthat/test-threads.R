@@ -124,9 +124,10 @@ test_that("a threaded BLAS is held to one thread during fits, given its threads 
   script <- tempfile(fileext = ".R")
   on.exit(unlink(script))
   # the package under test: the installed one, or under `make unit` the
-  # source tree that pkgload loaded
-  load <- if (isNamespaceLoaded("pkgload") && pkgload::is_dev_package("rlsc")) {
-    sprintf('pkgload::load_all("%s", quiet = TRUE)', getNamespaceInfo("rlsc", "path"))
+  # source tree that pkgload loaded (an installed package has Meta/, no src/)
+  path <- getNamespaceInfo("rlsc", "path")
+  load <- if (dir.exists(file.path(path, "src")) && !dir.exists(file.path(path, "Meta"))) {
+    sprintf('pkgload::load_all("%s", quiet = TRUE)', path)
   } else {
     "suppressPackageStartupMessages(library(rlsc))"
   }
