@@ -239,7 +239,7 @@ chunk_moments <- function(data, i, template, intercept, nfold = NULL) {
     list(folds = lapply(seq_len(nfold), function(k) {
       idx <- which(fold == k)
       threaded(.Call(C_rlsc_moments, rows$x[idx, , drop = FALSE], rows$y[idx, , drop = FALSE], rows$w[idx],
-            intercept, thread_count()))
+                     intercept, thread_count()))
     }))
   }
   mom$n <- stats::setNames(nrow(rows$x) + 0, i)

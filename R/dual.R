@@ -24,7 +24,7 @@ dual_engine <- function(kernel, x, y, w, intercept) {
   src <- kernel_source(kernel, x, w, rows, center)
   eig <- tryCatch(
     threaded(.Call(C_rlsc_kernel_eigen, src$k, src$w, src$type, src$params, src$center, intercept,
-          thread_count())),
+                   thread_count())),
     error = function(e) {
       if (grepl("cannot allocate", conditionMessage(e))) {
         stop_dual_memory(length(rows), "more than R could allocate")
@@ -163,7 +163,7 @@ dual_cross <- function(eng, newx) {
       threaded(.Call(C_rlsc_kernel_matrix, newx, eng$x, "linear", numeric(0), eng$center, thread_count()))
     },
     threaded(.Call(C_rlsc_kernel_matrix, as.matrix(newx), eng$x, kern$name, kernel_params(kern), eng$center,
-          thread_count())))
+                   thread_count())))
   if (eng$intercept) k <- k - rep(eng$kbar, each = nrow(k))
   k
 }

@@ -165,7 +165,7 @@ feature_rows <- function(map, x) {
   kern <- map$kernel
   k <- if (kern$name == "custom") custom_kernel(kern, x, map$landmarks) else {
     threaded(.Call(C_rlsc_kernel_matrix, x, map$landmarks, kern$name, kernel_params(kern), map$center,
-          thread_count()))
+                   thread_count()))
   }
   if (is.null(map$map)) k else k %*% map$map
 }
@@ -185,7 +185,7 @@ setting_map <- function(kern, landmarks, draw) {
   center <- if (base$name == "rbf") colMeans(landmarks)
   kzz <- if (base$name == "custom") custom_kernel(base, landmarks) else {
     threaded(.Call(C_rlsc_kernel_matrix, landmarks, NULL, base$name, kernel_params(base), center,
-          thread_count()))
+                   thread_count()))
   }
   if (!all_finite(kzz)) {
     stop_arg("the kernel matrix of the landmarks has NA, NaN or Inf values (overflow?): ",

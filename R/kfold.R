@@ -29,7 +29,7 @@ kfold_table <- function(x, resp, w, intercept, folds, lambda, df, crit, kernel =
     fold_moments <- lapply(seq_len(nfold), function(k) {
       held <- folds == k
       threaded(.Call(C_rlsc_moments, x[held, , drop = FALSE], resp$y[held, , drop = FALSE], w[held],
-            intercept, thread_count()))
+                     intercept, thread_count()))
     })
   }
   per_fold <- lapply(seq_len(nfold), function(k) {

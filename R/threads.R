@@ -15,9 +15,9 @@ thread_count <- function() {
 # OMP_NUM_THREADS when they are set, and at most two under R CMD check
 # (_R_CHECK_LIMIT_CORES_, which --as-cran sets: CRAN's limit for checks).
 # A BLAS with threads of its own (OpenBLAS, MKL, BLIS) does not change it:
-# the C loops hold such a BLAS to one thread inside their parallel regions
-# (src/threads.c), which measured faster than leaving the BLAS its threads
-# around one thread of the package's (bench/README.md, "Threads").
+# fits hold such a BLAS to one thread (hold_blas_threads() below), which
+# measured faster than leaving the BLAS its threads around one thread of the
+# package's (bench/README.md, "Threads").
 default_threads <- function(info = .Call(C_rlsc_thread_info)) {
   n <- info$processors
   for (var in c("OMP_THREAD_LIMIT", "OMP_NUM_THREADS")) {
