@@ -1,24 +1,39 @@
-# The map-reduce over the chunks of a source (DESIGN.md, section 11).  Chunks
-# go in tasks of several consecutive chunks; each task maps `fun` over its
-# chunks and merges the results on the worker with `merge`, so only one small
-# result per task travels back.  With future.apply installed and more than one
+# The map-reduce over the blocks of rows of a data source (DESIGN.md,
+# section 11): every pass of a fit goes through map_rows().  Data in memory
+# are read block by block in this process.  The chunks of a chunk source go in
+# tasks of several consecutive chunks; each task maps `fun` over its chunks
+# and merges the results on the worker with `merge`, so only one small result
+# per task travels back.  With future.apply installed and more than one
 # worker in the user's plan(), tasks run through future.apply::future_lapply();
 # otherwise in a plain loop.  The package never calls plan().  Workers share
 # this session's threads (options(rlsc.threads)), at least one each, so that
 # two workers on two cores do not run four threads.  Progress goes through
 # progressr when it is installed (the user's handlers; silent unless the user
-# asks for it).
+# asks for it): one progressor per fit (data$progress, fit_model()), a step
+# per chunk and pass.
 
-map_chunks <- function(src, fun, merge, ..., what = "reading") {
+# fun(rows, i, ...) over the blocks of `data`, rows = read_rows() of block i,
+# merged by `merge`.
+map_rows <- function(data, fun, merge, ..., what = "reading") {
+  if (data$kind == "memory") {
+    parts <- lapply(seq_along(data$blocks), function(i) {
+      fun(read_rows(memory_block(data, i), data$template), i, ...)
+    })
+    return(Reduce(merge, parts))
+  }
+  map_chunks(data$src, rows_of_chunk, merge, template = data$template, inner = fun, ...,
+             progress = data$progress, what = what)
+}
+
+rows_of_chunk <- function(chunk, i, template, inner, ...) inner(read_rows(chunk, template), i, ...)
+
+map_chunks <- function(src, fun, merge, ..., progress = NULL, what = "reading") {
   chunks <- src$chunks
   nchunks <- length(chunks)
   workers <- if (requireNamespace("future", quietly = TRUE)) future::nbrOfWorkers() else 1
   parallel <- workers > 1 && requireNamespace("future.apply", quietly = TRUE)
   ntask <- if (parallel) min(nchunks, 4 * workers) else 1L
   tasks <- unname(split(seq_len(nchunks), ceiling(seq_len(nchunks) * ntask / nchunks)))
-  progress <- if (requireNamespace("progressr", quietly = TRUE)) {
-    progressr::progressor(steps = nchunks)
-  }
   read <- if (parallel) portable_reader(src$read) else src$read
   args <- list(chunks = chunks, read = read, fun = fun, merge = merge, progress = progress,
                threads = if (parallel) max(1L, thread_count() %/% workers), ...)

@@ -24,9 +24,7 @@ coef.rlsc <- function(object, lambda = object$lambda_min, ...) {
   validate_rlsc(object)
   cf <- at_lambdas(lambda_value(object, lambda), ncol(object$y),
                    function(l) engine_coef(object$engine, l))
-  beta <- cf$coef
-  if (!is.null(object$scale)) beta <- beta / object$scale   # back to the original units
-  coef_matrix(object, cf$intercept, beta, object$xnames)
+  coef_matrix(object, cf$intercept, cf$coef, object$xnames)
 }
 
 #' @rdname coef.rlsc

@@ -4,35 +4,6 @@
 # src/path.c), over folds for K-fold (kfold.R).  AUC and a user's function need
 # the predictions themselves, formed for a batch of lambdas at a time.
 
-# The criterion of rlsc(): a name ("mse", "mae", "misclass", "auc", "gcv",
-# "custom") with what choosing by it needs.
-check_criterion <- function(criterion, resp, cv = "loo") {
-  classify <- resp$type == "classification"
-  if (is.function(criterion)) {
-    return(list(name = "custom", fun = criterion, maximize = FALSE, classes = resp$classes))
-  }
-  if (identical(cv, "gcv")) {
-    if (!is.null(criterion) && !identical(criterion, "mse")) {
-      stop_arg("`cv` = \"gcv\" is a criterion of its own (the squared error); `criterion` must ",
-               "be NULL or \"mse\", not ", paste(format(criterion), collapse = " "))
-    }
-    return(list(name = "gcv", maximize = FALSE))
-  }
-  name <- criterion %||% if (classify) "misclass" else "mse"
-  known <- c("mse", "mae", "misclass", "auc")
-  if (!is.character(name) || length(name) != 1L || !name %in% known) {
-    stop_arg("`criterion` must be \"mse\", \"mae\", \"misclass\", \"auc\" or a function of ",
-             "(y, pred, weights), not ", paste(format(criterion), collapse = " "))
-  }
-  if (name == "misclass" && !classify) {
-    stop_arg("`criterion` = \"misclass\" needs a factor response; `y` is numeric")
-  }
-  if (name == "auc" && !(classify && length(resp$classes) == 2L)) {
-    stop_arg("`criterion` = \"auc\" needs a response with two classes")
-  }
-  list(name = name, maximize = name == "auc", classes = resp$classes)
-}
-
 needs_values <- function(crit) crit$name %in% c("auc", "custom")
 
 # The columns of a validation table from `stat(k)`, the mean and standard
@@ -76,26 +47,33 @@ path_table <- function(path, lambda, classify, crit) {
 
 # A criterion of the predictions themselves at each lambda: the AUC (with
 # Hanley and McNeil's standard error) or a user's function (no standard
-# error).  `run(keep, lambda)` is the path with kept outputs; lambdas go in
-# batches so that no more than about 1e7 values exist at once.
-value_criterion <- function(run, lambda, y, w, crit) {
-  n <- nrow(y)
-  batch <- max(1L, floor(1e7 / (n * ncol(y))))
-  out <- matrix(NA_real_, length(lambda), 2L)
-  truth <- if (!is.null(crit$classes)) decode_classes(y, crit$classes)
+# error), for each of the parts `run(lambda)` returns (one for leave-one-out,
+# one per fold for K-fold), each with kept outputs: its LOO (or held-out)
+# values, y and weights.  Lambdas go in batches so that no more than about
+# 1e7 values exist at once; each batch is a pass over the data.
+value_criterion <- function(run, lambda, nrows, nt, crit) {
+  batch <- max(1L, floor(1e7 / (max(nrows, 1) * nt)))
+  out <- NULL
   for (b in split(seq_along(lambda), ceiling(seq_along(lambda) / batch))) {
-    part <- run(TRUE, lambda[b])
-    for (j in seq_along(b)) {
-      pred <- part$loo[, , j]
-      if (anyNA(pred[w > 0])) next
-      out[b[j], ] <- if (crit$name == "auc") {
-        auc_with_se(pred, truth == crit$classes[2L], w)
-      } else {
-        c(user_criterion(crit$fun, truth %||% drop_columns(y), drop_columns(pred), w), NA_real_)
+    parts <- run(lambda[b])
+    if (is.null(out)) out <- lapply(parts, function(p) matrix(NA_real_, length(lambda), 2L))
+    for (k in seq_along(parts)) {
+      part <- parts[[k]]
+      w <- part$weights
+      truth <- if (!is.null(crit$classes)) decode_classes(part$y, crit$classes)
+      for (j in seq_along(b)) {
+        pred <- part$loo[, , j]
+        if (!any(w > 0) || anyNA(pred[w > 0])) next
+        out[[k]][b[j], ] <- if (crit$name == "auc") {
+          auc_with_se(pred, truth == crit$classes[2L], w)
+        } else {
+          c(user_criterion(crit$fun, truth %||% drop_columns(part$y), drop_columns(pred), w),
+            NA_real_)
+        }
       }
     }
   }
-  list(out[, 1L], out[, 2L])
+  lapply(out, function(o) list(o[, 1L], o[, 2L]))
 }
 
 drop_columns <- function(m) if (is.matrix(m) && ncol(m) == 1L) m[, 1L] else m
@@ -131,44 +109,29 @@ auc_with_se <- function(score, positive, w) {
   c(a, sqrt((a * (1 - a) + (n1 - 1) * (q1 - a^2) + (n0 - 1) * (q2 - a^2)) / (n1 * n0)))
 }
 
-# How rlsc() validates: `cv` = "loo" (the default), "gcv", or a number of
-# folds K; `foldid` (fold labels, glmnet's meaning) gives the folds instead.
-check_cv <- function(cv, foldid, n) {
-  if (!is.null(foldid)) {
-    if (!(is.numeric(foldid) || is.factor(foldid) || is.character(foldid)) ||
-        !is.null(dim(foldid)) || length(foldid) != n) {
-      stop_arg("`foldid` must be a vector of fold labels, one per row (", n, "), not ",
-               if (length(foldid) != n && is.atomic(foldid)) paste("of length", length(foldid)) else describe(foldid))
+
+# The validation table of an engine over `lambda`: leave-one-out (and GCV)
+# from its path over the data, or K-fold from the fold engines (`folds`: a
+# list of primal engines, or a function building fold k's dual engine).
+validation_table <- function(eng, data, lambda, crit, folds = NULL, nfold = NULL) {
+  classify <- data$resp$type == "classification"
+  nt <- ncol(data$resp$y0)
+  nrows <- sum(data$counts$n) %||% 0
+  if (data$kind == "memory") nrows <- nrow(data$rows$x)
+  if (is.null(folds)) {
+    sums <- crit$name %in% c("mse", "gcv") && !isTRUE(crit$per_response)
+    path <- engine_path(eng, data, lambda, classify, FALSE, sums)
+    if (needs_values(crit)) {
+      path$value <- value_criterion(function(l) list(engine_path(eng, data, l, classify, TRUE)),
+                                    lambda, nrows, nt, crit)[[1L]]
     }
-    if (anyNA(foldid)) stop_arg("`foldid` must not contain NA values")
-    folds <- make_folds(NULL, foldid, n)
-    if (max(folds) < 2L) stop_arg("`foldid` must have at least 2 folds, not 1")
-    return(list(type = "kfold", K = max(folds), folds = folds))
+    return(path_table(path, lambda, classify, crit))
   }
-  if (is.character(cv) && length(cv) == 1L && cv %in% c("loo", "gcv")) return(list(type = cv))
-  if (!is.numeric(cv) || length(cv) != 1L || !is.finite(cv) || cv != round(cv) || cv < 2 || cv > n) {
-    stop_arg("`cv` must be \"loo\", \"gcv\" or a whole number of folds from 2 to ", n, ", not ",
-             paste(format(cv, trim = TRUE), collapse = " "))
+  per_fold <- kfold_paths(folds, data, lambda, classify, FALSE, nfold)
+  if (needs_values(crit)) {
+    values <- value_criterion(function(l) kfold_paths(folds, data, l, classify, TRUE, nfold),
+                              lambda, nrows, nt, crit)
+    for (k in seq_along(per_fold)) per_fold[[k]]$value <- values[[k]]
   }
-  list(type = "kfold", K = as.integer(cv), folds = make_folds(as.integer(cv), NULL, n))
-}
-
-# The validation table of a model over `lambda`: leave-one-out (and GCV) from
-# its engine, or K-fold from the engines of the folds.
-validation_table <- function(eng, x, resp, w, intercept, lambda, crit, cv, kernel = NULL,
-                             free = NULL) {
-  if (cv$type != "kfold") return(loo_table(eng, resp, lambda, crit))
-  kfold_table(x, resp, w, intercept, cv$folds, lambda, model_df(eng, lambda), crit, kernel, free)
-}
-
-# per_response = TRUE: one lambda per response column, chosen by that
-# column's mean squared error.
-check_per_response <- function(per_response, crit, resp) {
-  crit$per_response <- check_flag(per_response, "per_response")
-  crit$responses <- colnames(resp$y) %||% paste0("y", seq_len(ncol(resp$y)))
-  if (crit$per_response && !crit$name %in% c("mse", "misclass")) {
-    stop_arg("`per_response` = TRUE chooses each column's lambda by its squared error: ",
-             "`criterion` must be NULL or \"mse\", not \"", crit$name, "\"")
-  }
-  crit
+  folds_table(per_fold, lambda, model_df(eng, lambda), classify, crit)
 }

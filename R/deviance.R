@@ -20,5 +20,5 @@
 deviance.rlsc <- function(object, lambda = object$lambda_min, ...) {
   check_no_dots(...)
   out <- fit_outputs(object, lambda)
-  sum(object$weights * (object$y - out$fitted)^2)
+  sum(out$weights * (out$y - out$fitted)^2)
 }

@@ -17,55 +17,57 @@
 # neither form is exact at small lambda (notes of issue 14).
 negligible_weight <- 1e-12
 
-dual_engine <- function(kernel, x, y, w, intercept) {
-  rows <- which(w > 0)
-  check_dual_memory(length(rows))
-  center <- kernel_center(kernel, x, w, rows, intercept)
-  src <- kernel_source(kernel, x, w, rows, center)
+dual_engine <- function(kernel, rows, intercept, scale = NULL) {
+  x <- rows$x
+  y <- rows$y
+  w <- rows$w
+  pos <- which(w > 0)
+  check_dual_memory(length(pos))
+  origin <- kernel_origin(kernel, x, y, w, intercept)
+  src <- kernel_source(kernel, x, w, pos, origin, scale)
   eig <- tryCatch(
-    threaded(.Call(C_rlsc_kernel_eigen, src$k, src$w, src$type, src$params, src$center, intercept,
-                   thread_count())),
+    c_kernel_eigen(src$k, src$w, src$type, src$params, src$shift, src$center, src$scale, intercept),
     error = function(e) {
       if (grepl("cannot allocate", conditionMessage(e))) {
-        stop_dual_memory(length(rows), "more than R could allocate")
+        stop_dual_memory(length(pos), "more than R could allocate")
       }
       if (kernel$name != "linear" || !grepl("overflow", conditionMessage(e))) stop(e)
-      check_overflow(Inf, "x", w)
+      check_overflow(Inf, "x", max(w) > 1)
     })
   rm(src)
   if (kernel$name %in% c("custom", "precomputed")) warn_indefinite(eig$values)
   # below the floor an eigenvalue is rounding: for the linear kernel the
   # rounding of a constant column, for other kernels that of the decomposition
   # and of the kernel's entries (dropping those is no loss worth a warning)
-  floor <- if (kernel$name == "linear") linear_floor(x, w, max(length(rows), ncol(x))) else 0
-  noise <- max(floor, kernel_noise(eig$kmax, w[rows]))
-  if (kernel$name == "linear") check_underflow(eig$values, x, w, intercept)
-  kept <- kept_directions(eig$values, length(rows), floor, noise)
+  floor <- if (kernel$name == "linear") linear_floor(origin$mom, max(length(pos), ncol(x)), scale) else 0
+  noise <- max(floor, kernel_noise(eig$kmax, w[pos]))
+  if (kernel$name == "linear") check_underflow(eig$values, origin$mom)
+  kept <- kept_directions(eig$values, length(pos), floor, noise)
   keep <- kept$keep
   values <- eig$values[keep]
   n <- nrow(y)
   nt <- ncol(y)
-  ybar <- if (intercept) colSums(w * y) / sum(w) else numeric(nt)
-  s <- sqrt(w[rows])
-  resid <- y - rep(ybar, each = n)
-  z <- crossprod(eig$vectors, s * resid[rows, , drop = FALSE])
+  s <- sqrt(w[pos])
+  resid <- (y - rep(origin$yshift, each = n)) - rep(origin$ybar, each = n)
+  z <- crossprod(eig$vectors, s * resid[pos, , drop = FALSE])
   u <- eig$vectors[, keep, drop = FALSE]
   rest <- eig$vectors[, !keep, drop = FALSE]
   kbar <- eig$kbar
   rm(eig)
 
   basis <- matrix(0, n, length(values))
-  basis[rows, ] <- u
+  basis[pos, ] <- u
   q <- 1 - intercept * w / sum(w)
-  q[rows] <- rowSums(rest^2)
+  q[pos] <- rowSums(rest^2)
   r0 <- resid
-  r0[rows, ] <- rest %*% z[!keep, , drop = FALSE]
+  r0[pos, ] <- rest %*% z[!keep, , drop = FALSE]
   direct <- !(w > negligible_weight * max(w))
-  eng <- new_engine("dual", values = values, dropped = kept$dropped, basis = basis,
-                    direct = direct, q = q, r0 = r0, g = sqrt(values) * z[keep, , drop = FALSE],
-                    ybar = ybar, w = w, intercept = intercept, center = center,
-                    kernel = kernel, x = if (kernel$name != "precomputed") take_rows(x, rows),
-                    kbar = kbar, rows = rows, noise = noise)
+  eng <- new_engine("dual", values = values, dropped = kept$dropped, noise = noise,
+                    g = sqrt(values) * z[keep, , drop = FALSE], yshift = origin$yshift,
+                    ybar = origin$ybar, intercept = intercept, sumw = sum(w), shift = origin$shift,
+                    center = origin$center, basis = basis, direct = direct, q = q, r0 = r0, w = w,
+                    kernel = kernel, x = if (kernel$name != "precomputed") take_rows(x, pos),
+                    kbar = kbar, rows = pos, scale = scale)
   if (any(direct)) {
     # direct rows: projected like new data, B_0 = (K_0 - 1 kbar')(s o U) / sqrt(Lambda),
     # and their values at lambda = Inf (also when no direction is kept)
@@ -126,14 +128,20 @@ kernel_noise <- function(kmax, w) {
   2 * .Machine$double.eps * kmax * sqrt(sum(w)) * sqrt(max(w))
 }
 
-# The rows of the linear and RBF kernels are shifted by the weighted mean
-# before the product (src/kernel.c): no change for the RBF kernel nor for the
-# double-centered linear kernel, but no cancellation of a large common offset.
-# Without an intercept the linear kernel is not centered, so x is not shifted.
-kernel_center <- function(kernel, x, w, rows, intercept) {
-  shift <- (kernel$name == "linear" && intercept && !is_sparse(x)) || kernel$name == "rbf"
-  if (!shift) return(NULL)
-  drop(crossprod(w[rows], take_rows(x, rows))) / sum(w[rows])
+# The origin of the rows and the response: the shift and weighted means of
+# moments.R (the shift is the first row of positive weight).  The linear and
+# RBF kernels subtract it before the product (src/kernel.c): no change for the
+# RBF kernel nor for the double-centered linear kernel, but no cancellation of
+# a large common offset.  Without an intercept the linear kernel is not
+# centered, so x is not moved; nor is sparse x or x of other kernels.
+# The moments of x (for the linear kernel's floor and underflow check) come
+# from the same pass, without a Gram.
+kernel_origin <- function(kernel, x, y, w, intercept) {
+  moved <- (kernel$name == "linear" && intercept && !is_sparse(x)) || kernel$name == "rbf"
+  columns <- kernel$name %in% c("linear", "rbf")
+  mom <- block_moments(if (columns) x else matrix(0, nrow(x), 0L), y, w, intercept, gram = FALSE)
+  list(shift = if (moved) mom$shift, center = if (moved) mom$xbar, yshift = mom$yshift,
+       ybar = mom$ybar, mom = mom)
 }
 
 # x[rows, ], but x itself when `rows` (increasing, as which() gives them) are
@@ -142,11 +150,21 @@ take_rows <- function(x, rows) if (length(rows) == nrow(x)) x else x[rows, , dro
 
 # What src/kernel.c decomposes: the data and kernel type, or a kernel matrix
 # computed here (custom kernels, and X X' of sparse x) as "precomputed".
-kernel_source <- function(kernel, x, w, rows, center) {
-  own <- function(k) list(k = k, w = w[rows], type = "precomputed", params = numeric(0), center = NULL)
-  if (kernel$name == "custom") return(own(custom_kernel(kernel, take_rows(x, rows))))
-  if (is_sparse(x)) return(own(as.matrix(Matrix::tcrossprod(take_rows(x, rows)))))
-  list(k = x, w = w, type = kernel$name, params = kernel_params(kernel), center = center)
+kernel_source <- function(kernel, x, w, rows, origin, scale) {
+  own <- function(k) {
+    list(k = k, w = w[rows], type = "precomputed", params = numeric(0), shift = NULL,
+         center = NULL, scale = NULL)
+  }
+  if (kernel$name == "custom") return(own(custom_kernel(kernel, scaled_rows(x, rows, scale))))
+  if (is_sparse(x)) return(own(as.matrix(Matrix::tcrossprod(scaled_rows(x, rows, scale)))))
+  list(k = x, w = w, type = kernel$name, params = kernel_params(kernel), shift = origin$shift,
+       center = origin$center, scale = scale)
+}
+
+# Rows of x divided by the column scales (for kernels computed in R).
+scaled_rows <- function(x, rows, scale) {
+  x <- take_rows(x, rows)
+  if (is.null(scale)) x else scale_columns(x, scale)
 }
 
 # K(newx, x_i) - kbar_i over the training rows i of positive weight: the
@@ -156,14 +174,16 @@ dual_cross <- function(eng, newx) {
   kern <- eng$kernel
   k <- switch(kern$name,
     precomputed = newx[, eng$rows, drop = FALSE],
-    custom = custom_kernel(kern, as.matrix(newx), eng$x),
+    custom = custom_kernel(kern, scaled_rows(as.matrix(newx), seq_len(nrow(newx)), eng$scale),
+                           scaled_rows(eng$x, seq_len(nrow(eng$x)), eng$scale)),
     linear = if (is_sparse(newx) || is_sparse(eng$x)) {
-      as.matrix(Matrix::tcrossprod(newx, eng$x))
+      as.matrix(Matrix::tcrossprod(scaled_rows(newx, seq_len(nrow(newx)), eng$scale),
+                                   scaled_rows(eng$x, seq_len(nrow(eng$x)), eng$scale)))
     } else {
-      threaded(.Call(C_rlsc_kernel_matrix, newx, eng$x, "linear", numeric(0), eng$center, thread_count()))
+      c_kernel_matrix(newx, eng$x, "linear", numeric(0), eng$shift, eng$center, eng$scale)
     },
-    threaded(.Call(C_rlsc_kernel_matrix, as.matrix(newx), eng$x, kern$name, kernel_params(kern), eng$center,
-                   thread_count())))
+    c_kernel_matrix(as.matrix(newx), eng$x, kern$name, kernel_params(kern), eng$shift,
+                    eng$center, eng$scale))
   if (eng$intercept) k <- k - rep(eng$kbar, each = nrow(k))
   k
 }
@@ -203,23 +223,25 @@ dual_u <- function(eng) {
 # for rows of zero weight), and the intercept b = ybar - kbar'c.
 engine_coef.rlsc_dual <- function(eng, lambda) {
   cf <- dual_coefficients(eng, lambda)
-  b <- eng$ybar - if (eng$intercept) drop(crossprod(eng$kbar, cf)) else 0
+  b <- (eng$yshift + eng$ybar) - if (eng$intercept) drop(crossprod(eng$kbar, cf)) else 0
   if (eng$kernel$name == "linear") {
-    beta <- centered_crossprod(eng$x, eng$center, cf)
+    # f(x) = b + ((x - shift - center) / scale)' beta_s: slopes in the units of x
+    beta <- centered_crossprod(eng$x, eng$shift, eng$center, cf)
+    if (!is.null(eng$scale)) beta <- beta / eng$scale^2
     base <- b
-    if (!is.null(eng$center)) b <- b - drop(crossprod(beta, eng$center))
-    return(list(coef = beta, intercept = b, center = eng$center, base = base))
+    if (!is.null(eng$center)) b <- b - drop(crossprod(beta, eng$shift + eng$center))
+    return(list(coef = beta, intercept = b, shift = eng$shift, center = eng$center, base = base))
   }
   full <- matrix(0, length(eng$w), ncol(cf))
   full[eng$rows, ] <- cf
   list(coef = full, intercept = b)
 }
 
-# (X - 1 center')' c, centering dense X before the product (no cancellation of
-# a large common offset); sparse X is not shifted (center NULL).
-centered_crossprod <- function(x, center, c) {
+# ((X - 1 shift') - 1 center')' c, moving dense X before the product (no
+# cancellation of a large common offset); sparse X is not moved (center NULL).
+centered_crossprod <- function(x, shift, center, c) {
   if (is.null(center)) return(as.matrix(Matrix::crossprod(x, c)))
-  crossprod(x - rep(center, each = nrow(x)), c)
+  crossprod((x - rep(shift, each = nrow(x))) - rep(center, each = nrow(x)), c)
 }
 
 # Decision values of new rows, with the bound of their rounding error (see
@@ -228,7 +250,7 @@ centered_crossprod <- function(x, center, c) {
 engine_decision.rlsc_dual <- function(eng, newx, lambda) {
   if (eng$kernel$name == "linear") return(linear_decision(newx, engine_coef(eng, lambda)))
   k0 <- dual_cross(eng, newx)
-  f <- k0 %*% dual_coefficients(eng, lambda) + rep(eng$ybar, each = nrow(k0))
+  f <- k0 %*% dual_coefficients(eng, lambda) + rep(eng$yshift + eng$ybar, each = nrow(k0))
   values <- eng$values
   if (length(values)) {
     b0 <- sweep(k0 %*% (sqrt(eng$w[eng$rows]) * dual_u(eng)), 2L, sqrt(values), "/")

@@ -150,24 +150,34 @@ format.rlsc_features <- function(x, ...) {
 }
 
 # ---- feature maps ----------------------------------------------------------
-# A feature map turns rows of x (scaled when `standardize`) into the rows the
-# primal engine is fitted on, `feature_rows()`:
+# A feature map turns rows of x (in the units of x; `scale`, the column scales
+# of standardize = TRUE or NULL, is applied first) into the rows the primal
+# engine is fitted on, `feature_rows()`:
 #   nystrom          Phi = K(x, Z) map, n x r, with map = K(Z, Z)^(-1/2) (m x r);
-#                    without `map`, K(x, Z) alone (see feature_engine())
-#   random_features  Phi = sqrt(2 / m) cos(x omega / sigma + 1 b'), n x m.
+#                    without `map`, K(x, Z) alone (see feature_engine()); the
+#                    landmarks Z are kept in the units of x, and both sets of
+#                    rows are scaled (and, for the RBF kernel, moved by the
+#                    landmarks' mean) inside the kernel computation
+#   random_features  Phi = sqrt(2 / m) cos((x / scale) omega / sigma + 1 b'), n x m.
 
 feature_rows <- function(map, x) {
   if (is_sparse(x)) x <- as.matrix(x)
   if (map$type == "random_features") {
-    p <- x %*% (map$omega / map$sigma)
+    p <- x %*% (map$omega / (map$sigma * (map$scale %||% 1)))
     return(sqrt(2 / length(map$b)) * cos(p + rep(map$b, each = nrow(p))))
   }
-  kern <- map$kernel
-  k <- if (kern$name == "custom") custom_kernel(kern, x, map$landmarks) else {
-    threaded(.Call(C_rlsc_kernel_matrix, x, map$landmarks, kern$name, kernel_params(kern), map$center,
-                   thread_count()))
-  }
+  k <- map_kernel(map$kernel, x, map$landmarks, map$center, map$scale)
   if (is.null(map$map)) k else k %*% map$map
+}
+
+# K(x, z) (z NULL: K(x, x)) of rows in the units of x, scaled by `scale` and
+# moved by `center` first.
+map_kernel <- function(kern, x, z, center, scale) {
+  if (kern$name == "custom") {
+    return(custom_kernel(kern, scaled_rows(x, seq_len(nrow(x)), scale),
+                         if (!is.null(z)) scaled_rows(z, seq_len(nrow(z)), scale)))
+  }
+  c_kernel_matrix(x, z, kern$name, kernel_params(kern), center = center, scale = scale)
 }
 
 # The map of one kernel setting.  Nystrom: the kernel of the landmarks,
@@ -175,23 +185,20 @@ feature_rows <- function(map, x) {
 # engine's rank rule (kept_directions()): the pseudo-inverse square root, up to
 # the rotation U_r', which a ridge penalty does not see.  `root` = U_r D_r^(1/2)
 # serves feature_engine().
-setting_map <- function(kern, landmarks, draw) {
+setting_map <- function(kern, landmarks, draw, scale = NULL) {
   if (kern$name == "random_features") {
     return(list(type = "random_features", omega = draw$omega, b = draw$b,
-                sigma = kern$params$sigma))
+                sigma = kern$params$sigma, scale = scale))
   }
   base <- base_kernel(kern)
   # distances about the landmarks' mean: no cancellation far from the origin
   center <- if (base$name == "rbf") colMeans(landmarks)
-  kzz <- if (base$name == "custom") custom_kernel(base, landmarks) else {
-    threaded(.Call(C_rlsc_kernel_matrix, landmarks, NULL, base$name, kernel_params(base), center,
-                   thread_count()))
-  }
+  kzz <- map_kernel(base, landmarks, NULL, center, scale)
   if (!all_finite(kzz)) {
     stop_arg("the kernel matrix of the landmarks has NA, NaN or Inf values (overflow?): ",
              "rescale `x` or change the kernel parameters")
   }
-  eig <- threaded(.Call(C_rlsc_eigen, kzz, thread_count()))
+  eig <- c_eigen(kzz)
   keep <- kept_directions(eig$values, nrow(kzz))$keep
   if (!any(keep)) {
     stop_arg("the kernel matrix of the landmarks is zero for ", format(base),
@@ -199,7 +206,7 @@ setting_map <- function(kern, landmarks, draw) {
   }
   u <- eig$vectors[, keep, drop = FALSE]
   d <- eig$values[keep]
-  list(type = "nystrom", kernel = base, landmarks = landmarks, center = center,
+  list(type = "nystrom", kernel = base, landmarks = landmarks, center = center, scale = scale,
        map = u / rep(sqrt(d), each = nrow(u)), root = u * rep(sqrt(d), each = nrow(u)))
 }
 
@@ -211,9 +218,10 @@ draw_frequencies <- function(kernel, d) {
   list(omega = omega, b = stats::runif(kernel$m, 0, 2 * pi))
 }
 
-# The landmarks of a Nystrom kernel, in the scaled units of the fit: given (in
-# the units of x: scaled by `scale`), or from `sample_rows(k)`, k rows of
-# positive weight drawn uniformly at random (k at most npos).
+# The landmarks of a Nystrom kernel, in the units of x: given, or from
+# `sample_rows(k)`, k rows of positive weight drawn uniformly at random (k at
+# most npos), or k-means centres of such rows (clustered on the columns scaled
+# by `scale`, where the kernel measures distances).
 choose_landmarks <- function(kernel, sample_rows, npos, xnames, scale = NULL) {
   if (kernel$name != "nystrom") return(NULL)
   m <- kernel$m
@@ -226,7 +234,6 @@ choose_landmarks <- function(kernel, sample_rows, npos, xnames, scale = NULL) {
     if (ncol(z) != length(xnames)) {
       stop_arg("`landmarks` must have ", length(xnames), " columns (as `x`), not ", ncol(z))
     }
-    if (!is.null(scale)) z <- scale_columns(z, scale)
     dimnames(z) <- NULL
     return(z)
   }
@@ -235,7 +242,9 @@ choose_landmarks <- function(kernel, sample_rows, npos, xnames, scale = NULL) {
              ") for nystrom() with landmarks drawn from the data, not ", m)
   }
   if (is.null(z)) return(unname(sample_rows(m)))
-  kmeans_landmarks(unname(sample_rows(min(npos, 10 * m))), m)
+  rows <- unname(sample_rows(min(npos, 10 * m)))
+  if (is.null(scale)) return(kmeans_landmarks(rows, m))
+  kmeans_landmarks(scale_columns(rows, scale), m) * rep(scale, each = m)
 }
 
 kmeans_landmarks <- function(rows, m) {
@@ -265,15 +274,19 @@ needs_sigma <- function(kernel) {
 # Phi, never as map' K' K map, which would square the condition number of
 # K(Z, Z).
 
-feature_engine <- function(src, template, mom, intercept) {
-  eng <- chunked_engine(src, template, mom, intercept)
-  map <- template$features
+feature_engine <- function(eng, map) {
   if (is.null(map$map)) return(eng)
   eng$v <- map$map %*% eng$v
-  eng$center <- drop(map$root %*% mom$xbar)
-  map$map <- map$root <- NULL
-  eng$source$template$features <- map
+  eng$shift <- drop(map$root %*% eng$shift)
+  eng$center <- drop(map$root %*% eng$center)
   validate_engine(eng)
+}
+
+# The map new rows go through once the engine works on K(x, Z): without the
+# inverse square root.
+evaluation_map <- function(map) {
+  map$map <- map$root <- NULL
+  map
 }
 
 # ---- methods of feature fits ------------------------------------------------
@@ -290,3 +303,7 @@ coef.rlsc_features_fit <- function(object, lambda = object$lambda_min, ...) {
   prefix <- if (object$features$type == "nystrom") "z" else "phi"
   coef_matrix(object, cf$intercept, cf$coef, paste0(prefix, seq_len(nrow(cf$coef))))
 }
+
+# Rows per block of data in memory for a feature map: about 2^22 doubles of
+# features per block, so that no n x m matrix exists.
+feature_block_rows <- function(m, d) max(1L, as.integer(2^22 / max(m, d, 1)))

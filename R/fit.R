@@ -2,25 +2,40 @@
 # validator the methods call on entry, so that a damaged object is a clear
 # error and never reaches C.
 
-# `path` is the LOO table (one row per lambda, loo_table()); `lambda`, `df`,
-# `cvm` and `cvsd` are read from it on access ($.rlsc).  `kernel` holds the
-# fields of a kernel fit (kernel_fit.R), which also gets class "rlsc_kernel_fit".
-new_rlsc <- function(call, engine, path, crit, resp, weights, intercept, mode, x,
-                     scale = NULL, kernel = NULL, nobs = nrow(resp$y), npos = sum(weights > 0),
-                     cv = list(type = "loo")) {
-  sel <- select_fit(path, crit)
+# `path` is the validation table (one row per lambda, criteria.R); `lambda`,
+# `df`, `cvm` and `cvsd` are read from it on access ($.rlsc).  `data` is the
+# fit's data (source.R), which the methods read again through the engine.
+# `kernel` holds the fields of a kernel fit (fit_model.R), which also gets
+# class "rlsc_kernel_fit" (and "rlsc_features_fit" for Nystrom and random
+# features).
+new_rlsc <- function(call, engine, data, path, sel, spec, form, sd = NULL, kernel = NULL) {
+  resp <- data$resp
+  memory <- data$kind == "memory"
+  rows <- if (memory) all_rows(data)
+  x <- data$rows$x
+  cv <- spec$cv
   fit <- c(list(
-    call = call, engine = engine, path = path, criterion = crit$name,
-    cv = if (cv$type == "kfold") cv$K else cv$type, foldid = cv$folds,
-    per_response = isTRUE(crit$per_response),
+    call = call, engine = engine, data = data, path = path, criterion = spec$crit$name,
+    cv = if (cv$type == "kfold") attr(path, "folds") %||% cv$K else cv$type,
+    foldid = if (memory) data$rows$fold,
+    per_response = isTRUE(spec$crit$per_response),
     lambda_min = stats::setNames(path$lambda[sel$index_min], names(sel$index_min)),
     lambda_1se = stats::setNames(path$lambda[sel$index_1se], names(sel$index_1se)),
     index_min = sel$index_min, index_1se = sel$index_1se,
-    type = resp$type, classes = resp$classes, multi = resp$multi, y = resp$y,
-    yfactor = resp$yfactor, weights = weights, intercept = intercept, mode = mode,
-    nobs = nobs, npos = npos, nvars = ncol(x), xnames = column_names(x),
-    named_columns = !is.null(colnames(x)), rownames = rownames(x), scale = scale), kernel)
-  validate_rlsc(structure(fit, class = c(if (!is.null(kernel)) "rlsc_kernel_fit", "rlsc")))
+    type = resp$type, classes = resp$classes, multi = resp$multi,
+    y = if (memory) rows$y else resp$y0, yfactor = resp$yfactor,
+    weights = if (memory) rows$w, intercept = spec$intercept, form = form,
+    nobs = if (memory) nrow(x) else sum(data$counts$n),
+    npos = if (memory) sum(rows$w > 0) else data$npos,
+    nvars = length(data$template$xnames), xnames = data$template$xnames,
+    named_columns = isTRUE(data$template$named), rownames = if (memory) rownames(x),
+    scale = if (!is.null(sd)) stats::setNames(sd, data$template$xnames),
+    penalty_factor = if (!is.null(spec$penalty_factor)) {
+      stats::setNames(spec$penalty_factor, data$template$xnames)
+    }), kernel)
+  class <- c(if (!is.null(kernel$features)) "rlsc_features_fit",
+             if (!is.null(kernel)) "rlsc_kernel_fit", "rlsc")
+  validate_rlsc(structure(fit, class = class))
 }
 
 #' @export
@@ -44,23 +59,29 @@ rlsc_field <- function(x, name) {
 # methods.
 validate_rlsc <- function(fit) {
   bad <- function(...) stop_arg("`object` is not a valid rlsc fit: ", ...)
-  need <- c("engine", "path", "criterion", "y", "nobs", "npos", "nvars", "xnames",
+  need <- c("engine", "data", "path", "criterion", "y", "nobs", "npos", "nvars", "xnames",
             "index_min", "index_1se", "intercept")
   if (!is.list(fit) || !all(need %in% names(fit))) {
     bad("it lacks ", paste(setdiff(need, names(fit)), collapse = ", "))
   }
+  data <- fit$data
+  if (!inherits(data, "rlsc_data") || !isTRUE(data$kind %in% c("memory", "chunks")) ||
+      (data$kind == "chunks" && !inherits(data$src, "rlsc_chunks"))) {
+    bad("`data` must describe its rows in memory or in chunks")
+  }
+  memory <- data$kind == "memory"
   y <- fit$y
-  chunked <- inherits(fit$engine, "rlsc_chunked")   # its rows stay in the chunks
-  n <- if (chunked) fit$nobs else nrow(y)
+  n <- if (memory) nrow(y) else fit$nobs
   if (!is.double(y) || !is.matrix(y) || !ncol(y)) bad("`y` must be a double matrix")
   if (!is.numeric(fit$nobs) || length(fit$nobs) != 1L || !is.numeric(fit$npos) ||
       length(fit$npos) != 1L || fit$npos > fit$nobs) {
     bad("`nobs` and `npos` must count the observations")
   }
-  if (!chunked && (fit$nobs != n || !is.double(fit$weights) || length(fit$weights) != n ||
-                   !all_finite(fit$weights) || any(fit$weights < 0))) {
-    bad("`nobs`, `y` and `weights` must agree on the ", n, " observations, with finite ",
-        "non-negative weights")
+  if (memory && (fit$nobs != n || !is.double(fit$weights) || length(fit$weights) != n ||
+                 !all_finite(fit$weights) || any(fit$weights < 0) ||
+                 NROW(data$rows$x) != n || !identical(dim(data$rows$y), dim(y)))) {
+    bad("`nobs`, `y`, `weights` and its data must agree on the ", n, " observations, with ",
+        "finite non-negative weights")
   }
   if (!is.numeric(fit$nvars) || length(fit$nvars) != 1L || length(fit$xnames) != fit$nvars) {
     bad("`nvars` must be the number of `xnames`")
@@ -76,15 +97,19 @@ validate_rlsc <- function(fit) {
       bad("`", i, "` must index the `lambda` grid")
     }
   }
-  if (!is.null(fit$scale) && (!is.double(fit$scale) || length(fit$scale) != fit$nvars ||
-                              !all_finite(fit$scale) || any(fit$scale <= 0))) {
-    bad("`scale` must hold one positive number per column of `x`")
+  for (v in c("scale", "penalty_factor")) {
+    if (!is.null(fit[[v]]) && (!is.double(fit[[v]]) || length(fit[[v]]) != fit$nvars ||
+                               !all_finite(fit[[v]]) || any(fit[[v]] < 0) ||
+                               (v == "scale" && any(fit[[v]] == 0)))) {
+      bad("`", v, "` must hold one ", if (v == "scale") "positive" else "non-negative",
+          " number per column of `x`")
+    }
   }
   eng <- fit$engine
   snapshot <- inherits(eng, "rlsc_snapshot")
   if (snapshot) validate_snapshot(eng) else validate_engine(eng)
   nt <- if (snapshot) dim(eng$loo)[2L] else ncol(eng$g)
-  if ((!chunked && length(eng$w) != n) || nt != ncol(y)) bad("its engine does not match `y`")
+  if ((!is.null(eng$w) && length(eng$w) != n) || nt != ncol(y)) bad("its engine does not match `y`")
   if (!identical(fit$type, "regression") && !identical(fit$type, "classification")) {
     bad("`type` must be \"regression\" or \"classification\"")
   }
@@ -106,7 +131,7 @@ validate_rlsc <- function(fit) {
     bad("its engine's training rows must have `nvars` = ", fit$nvars, " columns")
   }
   # (a feature fit's engine works on its m features, not on the columns of x)
-  if (!is.null(eng[["v"]]) && !inherits(fit$kernel, "rlsc_features") && nrow(eng[["v"]]) != fit$nvars) {
+  if (!is.null(eng[["v"]]) && is.null(fit$features) && nrow(eng[["v"]]) != fit$nvars) {
     bad("its engine's eigenvectors must have `nvars` = ", fit$nvars, " rows")
   }
   fit

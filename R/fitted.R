@@ -34,9 +34,7 @@ residuals.rlsc <- function(object, lambda = object$lambda_min, ...) {
 fit_outputs <- function(object, lambda) {
   validate_rlsc(object)
   l <- lambda_value(object, lambda)
-  out <- at_lambdas(l, ncol(object$y), function(l) {
-    path_outputs(object$engine, object$y, object$weights, l)
-  })
+  out <- at_lambdas(l, ncol(object$y), function(l) path_outputs(object$engine, object$data, l))
   names <- list(object$rownames, response_names(object))
   dimnames(out$fitted) <- dimnames(out$loo) <- names
   out$lambda <- l

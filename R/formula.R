@@ -25,9 +25,18 @@ rlsc.formula <- function(formula, data, subset, weights, na.action, contrasts = 
   if (!missing(data) && inherits(data, "rlsc_chunks")) {
     if (!missing(subset)) stop_arg("`subset` does not apply to a chunk source: select rows in read()")
     call[[1L]] <- as.name("rlsc")
-    return(chunked_formula(formula, data, if (!missing(weights)) substitute(weights),
-                           if (missing(na.action)) getOption("na.action", "na.omit") else na.action,
-                           contrasts, call, ...))
+    first <- first_chunk(data)
+    template <- formula_template(formula, first, data$levels, if (!missing(weights)) substitute(weights),
+                                 if (missing(na.action)) getOption("na.action", "na.omit") else na.action,
+                                 contrasts)
+    args <- args_of_dots(...)
+    args$intercept <- attr(template$terms, "intercept") == 1L
+    fit <- fit_model(list(kind = "chunks", src = data, template = template, first = first), args, call)
+    fit$terms <- fit$data$template$terms
+    environment(fit$terms) <- environment(formula)
+    fit$xlevels <- fit$data$template$xlev
+    fit$contrasts <- fit$data$template$contrasts_used
+    return(fit)
   }
   mf <- match.call(expand.dots = FALSE)
   mf <- mf[c(1L, match(c("formula", "data", "subset", "weights", "na.action"), names(mf), 0L))]

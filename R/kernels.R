@@ -10,10 +10,13 @@
 #'   regression of [rlsc()] (the default; `kernel = "linear"` is the same).
 #' * `kernel_rbf(sigma)`: the Gaussian (radial basis function) kernel
 #'   \eqn{k(x, z) = \exp(-\|x - z\|^2 / (2\sigma^2))}. With `sigma = NULL`
-#'   (the default) \eqn{\sigma} is set when fitting by the *median heuristic*:
-#'   the median Euclidean distance between distinct training rows of positive
-#'   weight (of at most 1000 evenly spaced rows). This is the same as
-#'   `kernlab`'s `rbfdot(sigma = s)` with `s` \eqn{= 1/(2\sigma^2)}.
+#'   (the default) the fit tries five values of \eqn{\sigma} from the data,
+#'   \eqn{s/4, s/2, s, 2s, 4s} with \eqn{s} the *median heuristic* (the median
+#'   Euclidean distance between distinct training rows of positive weight, of
+#'   a uniform sample of at most 1000 rows), and chooses among them with
+#'   \eqn{\lambda} by exact LOO, as `kernlab`'s `sigest()` gives a range of
+#'   bandwidths; the fit prints the values tried. This kernel is `kernlab`'s
+#'   `rbfdot(sigma = s)` with `s` \eqn{= 1/(2\sigma^2)}.
 #' * `kernel_polynomial(degree, scale, offset)`:
 #'   \eqn{k(x, z) = (\mathrm{scale}\, x^\top z + \mathrm{offset})^{\mathrm{degree}}}.
 #' * `kernel_custom(fun, ...)`: any positive semi-definite kernel, given as a
@@ -166,7 +169,7 @@ kernel_matrix <- function(kernel, x, z = NULL) {
   if (kernel$name == "custom") return(custom_kernel(kernel, x, z))
   # distances computed about the mean of x: no cancellation far from the origin
   center <- if (kernel$name == "rbf") colMeans(x)
-  threaded(.Call(C_rlsc_kernel_matrix, x, z, kernel$name, kernel_params(kernel), center, thread_count()))
+  c_kernel_matrix(x, z, kernel$name, kernel_params(kernel), center = center)
 }
 
 kernel_params <- function(kernel) as.double(unlist(kernel$params, use.names = FALSE))
@@ -196,7 +199,7 @@ custom_kernel <- function(kernel, x, z = NULL) {
 }
 
 check_symmetric <- function(k, what) {
-  gap <- .Call(C_rlsc_kernel_asymmetry, k)
+  gap <- c_kernel_asymmetry(k)
   if (gap > 1e-8 * max(abs(range(k)))) {
     stop_arg(what, " must be a symmetric matrix; its largest asymmetry |K[i, j] - K[j, i]| is ",
              format(gap, digits = 3))
@@ -244,7 +247,15 @@ expand_kernel <- function(kernel) {
 }
 
 # sigma = NULL of the RBF kernel: the median distance between distinct rows
-# (of at most 1000 evenly spaced ones).
+# of a sample (the median heuristic), times 1/4, 1/2, 1, 2 and 4, so that the
+# bandwidth is chosen with lambda by exact LOO, as kernlab's sigest() gives a
+# range of bandwidths.  `sample` is in the units of x, `scale` the column
+# scales of standardize = TRUE (NULL: none).
+sigma_grid <- function(sample, scale = NULL) {
+  if (!is.null(scale)) sample <- scale_columns(sample, scale)
+  median_heuristic(sample) * 2^(-2:2)
+}
+
 median_heuristic <- function(x) {
   idx <- unique(round(seq(1, nrow(x), length.out = min(nrow(x), 1000L))))
   d <- stats::dist(x[idx, , drop = FALSE])

@@ -1,106 +1,95 @@
 # Exact K-fold cross-validation from the engine's machinery (DESIGN.md,
 # section 12).  Each fold's fit is the model trained on the other folds; its
-# held-out rows are rows of zero weight for that fit, evaluated like new data
-# at every lambda by the direct form of the path (1 - h = 1: no leverage).
-#   primal: the co-moments of each fold, once; each training Gram merges the
-#           other folds' moments (Chan's update, no subtraction of large
-#           sums), one d x d eigendecomposition per fold;
+# held-out rows are rows outside that fit, evaluated like new data at every
+# lambda by the direct form of the path (1 - h = 1: no leverage).
+#   primal: the moments of each fold, kept apart by the first pass; each
+#           training Gram merges the other folds' moments (Chan's update, no
+#           subtraction of large sums), one d x d eigendecomposition per fold,
+#           and one pass evaluates every block's rows with their fold's engine;
 #   dual:   the dual engine of the training rows (the held-out rows get weight
 #           0 and are projected through the cross-kernel), per fold.
 # The criterion at each lambda is the mean over folds of the fold's weighted
-# mean loss (weighted by the fold's sum of weights) and its standard error over
-# folds, as cv.glmnet computes them.
+# mean loss, weighted by the folds' sums of weights, with its standard error
+# over folds, as cv.glmnet computes them; a fold without weight is no fold.
 
-# Fold labels 1..K: `foldid` as given (any labels), else `cv` folds of sizes as
-# equal as possible in random order (reproducible under set.seed()).
-make_folds <- function(cv, foldid, n) {
+# Fold labels 1..K of data in memory: `foldid` as given (any labels), else K
+# folds of sizes as equal as possible in random order (reproducible under
+# set.seed()).
+make_folds <- function(K, foldid, n) {
   if (!is.null(foldid)) return(as.integer(factor(foldid)))
-  sample(rep_len(seq_len(cv), n))
+  sample(rep_len(seq_len(K), n))
 }
 
-# The K-fold table of a linear or kernel model over `lambda`; `dual_engine_of`
-# builds the engine of given training weights (NULL: the primal form).
-kfold_table <- function(x, resp, w, intercept, folds, lambda, df, crit, kernel = NULL,
-                        free = NULL) {
-  classify <- resp$type == "classification"
-  nfold <- max(folds)
-  unit <- loss_unit(resp$y)
-  if (is.null(kernel)) {   # each fold's moments, once
-    fold_moments <- lapply(seq_len(nfold), function(k) {
-      held <- folds == k
-      threaded(.Call(C_rlsc_moments, x[held, , drop = FALSE], resp$y[held, , drop = FALSE], w[held],
-                     intercept, thread_count()))
-    })
+# The fold of each row of block i: its label (data in memory, or `foldid` from
+# a chunk's read()), else the rows of each chunk take the folds in turn.
+row_folds <- function(rows, i, nfold) {
+  fold <- rows$fold
+  n <- nrow(rows$x)
+  if (is.null(fold)) return(as.integer((i - 1 + seq_len(n) - 1) %% nfold + 1))
+  if (length(fold) != n || !is.numeric(fold) || anyNA(fold) || any(!fold %in% seq_len(nfold))) {
+    stop("`foldid` must hold one fold number from 1 to ", nfold, " per row")
   }
-  per_fold <- lapply(seq_len(nfold), function(k) {
-    held <- which(folds == k)
-    train <- w * (folds != k)
-    if (sum(train > 0) < 2L) {
+  as.integer(fold)
+}
+
+# The rows of a block in fold k.
+fold_rows <- function(rows, take) {
+  list(x = take_rows(rows$x, take), y = take_rows(rows$y, take), w = rows$w[take])
+}
+
+# The primal engine of each fold: the other folds' moments merged.
+fold_engines <- function(folds, intercept, scale, free) {
+  lapply(seq_along(folds), function(k) {
+    training <- Reduce(merge_moments, folds[-k])
+    if (training$npos < 2L) {
       stop_arg("every fold's training rows must hold at least 2 observations of positive ",
-               "weight; fold ", k, " leaves ", sum(train > 0))
+               "weight; fold ", k, " leaves ", training$npos)
     }
-    if (is.null(kernel)) {
-      eng <- moments_engine(Reduce(merge_moments, fold_moments[-k]), intercept,
-                            nrow(x) - length(held), free)
-      heldout_path(eng, x[held, , drop = FALSE], resp$y[held, , drop = FALSE], w[held], lambda,
-                   classify, crit, unit)
-    } else {
-      eng <- dual_engine(kernel, x, resp$y, train, intercept)
-      heldout_rows_path(eng, held, resp$y, w, lambda, classify, crit, unit)
-    }
+    primal_engine(training, intercept, scale, free)
   })
-  folds_table(per_fold, lambda, df, classify, crit)
 }
 
-# The held-out rows of a primal fold engine: B = (X_k - 1 xbar') V, no leverage.
-heldout_path <- function(eng, x, y, w, lambda, classify, crit, unit) {
-  n <- nrow(x)
-  basis <- project_rows(x, eng$center, eng$v)
-  r0 <- offset_residuals(x, y, eng)
-  path_with_values(function(keep, lam) {
-    in_units(threaded(.Call(C_rlsc_loo_path, basis, eng$values, eng$g / unit, rep(1, n), r0, y, w,
-                            numeric(n), seq_len(n), lam, FALSE, classify, keep, thread_count(), NULL,
-                            unit)),
-             unit, ncol(y))
-  }, lambda, y, w, crit)
-}
-
-# The held-out rows `held` of a dual fold engine (rows of zero weight in it).
-heldout_rows_path <- function(eng, held, y, w, lambda, classify, crit, unit) {
-  path_with_values(function(keep, lam) {
-    in_units(threaded(.Call(C_rlsc_loo_path, eng$basis, eng$values, eng$g / unit, eng$q, eng$r0, y,
-                            w, numeric(length(w)), held, lam, FALSE, classify, keep, thread_count(),
-                            NULL, unit)),
-             unit, ncol(y))
-  }, lambda, y[held, , drop = FALSE], w[held], crit)
-}
-
-# A path of src/path.c run on y / unit: its kept outputs back in the units of
-# y, its losses labelled with their unit (engine_path()).
-in_units <- function(part, unit, nt) {
-  if (!is.null(part$loo)) {
-    part$fitted <- part$fitted * unit
-    part$loo <- part$loo * unit
+# The per-fold paths of the held-out rows over `lambda` (a list of K parts):
+# primal fold engines in one pass over the blocks; dual ones, built per fold,
+# on their own rows.
+kfold_paths <- function(engines, data, lambda, classify, keep, nfold) {
+  if (is.function(engines)) {   # dual: engines(k) builds fold k's engine
+    rows <- all_rows(data)
+    fold <- row_folds(data$rows, 1L, nfold)
+    return(lapply(seq_len(nfold), function(k) {
+      eng <- engines(k)
+      # the held-out rows: rows of zero weight for the fold's engine (direct,
+      # no leverage), their losses weighted by their own weights
+      set <- list(basis = eng$basis, q = eng$q, r0 = eng$r0, y = rows$y, w = rows$w, omega = eng$w,
+                  rows = which(fold == k), complement = FALSE)
+      finish_path(row_path(set, eng, lambda, classify, keep, data$unit), eng, lambda)
+    }))
   }
-  part$unit <- unit
-  part$power <- loss_powers(nt)
-  part
+  out <- map_rows(data, heldout_block_paths, function(a, b) Map(merge_path_parts, a, b),
+                  engines = engines, lambda = lambda, classify = classify, keep = keep,
+                  unit = data$unit, counts = data$counts, what = "evaluating")
+  lapply(out, finish_path, eng = engines[[1L]], lambda = lambda)
 }
 
-# One fold's per-lambda losses: the stats of the path, and the criteria that
-# need the predictions themselves (AUC, a user's function) from kept outputs.
-path_with_values <- function(run, lambda, y, w, crit) {
-  part <- run(FALSE, lambda)
-  if (needs_values(crit)) part$value <- value_criterion(run, lambda, y, w, crit)
-  part
+heldout_block_paths <- function(rows, i, engines, lambda, classify, keep, unit, counts) {
+  check_unchanged(rows, i, counts)
+  fold <- row_folds(rows, i, length(engines))
+  lapply(seq_along(engines), function(k) {
+    held <- fold_rows(rows, which(fold == k))
+    row_path(primal_rows(engines[[k]], held, heldout = TRUE), engines[[k]], lambda, classify, keep,
+             unit)
+  })
 }
 
 # The table of K folds: per lambda, the criteria's means over folds weighted by
-# the folds' sums of weights, and their standard errors over folds.
+# the folds' sums of weights, and their standard errors over folds.  A fold
+# whose rows all weigh 0 counts neither in K nor in the standard errors.
 folds_table <- function(per_fold, lambda, df, classify, crit) {
+  fw <- matrix(vapply(per_fold, function(p) p$w[, 1L], numeric(length(lambda))), length(lambda))
+  used <- colSums(fw) > 0
+  per_fold <- per_fold[used]
+  fw <- fw[, used, drop = FALSE]
   nfold <- length(per_fold)
-  fw <- vapply(per_fold, function(p) p$w[, 1L], numeric(length(lambda)))
-  fw <- matrix(fw, length(lambda))
   over_folds <- function(means, power = 0) {   # means in `unit`s, results in units of y
     means <- matrix(means, length(lambda))
     m <- rowSums(fw * means) / rowSums(fw)
@@ -117,5 +106,7 @@ folds_table <- function(per_fold, lambda, df, classify, crit) {
     cols[paste0(crit$name, c("", "_se"))] <-
       over_folds(vapply(per_fold, function(p) p$value[[1L]], numeric(length(lambda))))
   }
-  data.frame(lambda = lambda, df = df, cols, n_na = 0, check.names = FALSE)
+  tab <- data.frame(lambda = lambda, df = df, cols, n_na = 0, check.names = FALSE)
+  attr(tab, "folds") <- nfold
+  tab
 }

@@ -16,15 +16,13 @@ default_lambda <- function(values, nlambda, zero = FALSE) {
   c(exp(seq(log(hi), log(lo), length.out = npos)), if (npos < nlambda) 0)
 }
 
-# Whether the default grid ends with lambda = 0: least squares is defined when
-# there are more observations of positive weight than coefficients and no
-# point has leverage 1 (no NA), and its LOO values are accurate when the
-# condition number passes warn_unreliable()'s test.
-least_squares_ok <- function(eng, y, npos = sum(eng$w > 0)) {
-  r <- length(eng$values)
-  r > 0L && npos > model_df(eng, 0) + eng$intercept && !unreliable(eng, 0) &&
-    # the chunks of a chunked engine are not read again for this
-    (inherits(eng, "rlsc_chunked") || engine_path(eng, y, 0)$n_na == 0)
+# Whether the default grid may end with lambda = 0: least squares is defined
+# when there are more observations of positive weight than coefficients, and
+# its LOO values are accurate when the condition number passes
+# warn_unreliable()'s test.  (grid_table() also drops 0 when a point is
+# interpolated there.)
+least_squares_candidate <- function(eng, npos) {
+  length(eng$values) > 0L && npos > model_df(eng, 0) + eng$intercept && !unreliable(eng, 0)
 }
 
 # Indices of lambda_min and lambda_1se on a decreasing grid.  Ties in the
@@ -61,21 +59,20 @@ select_fit <- function(path, crit) {
 # When lambda_min sits at an end of the grid (not at lambda = 0, beyond which
 # nothing lies), the exact criterion a few steps past that end: 10 to 1e8
 # times larger past the largest value, 10 to 1e4 times smaller and 0 past the
-# smallest, leaving out values warn_unreliable() would flag.  NULL when the
-# criterion does not decrease there (or lambda_min is inside the grid); the
-# best lambda beyond, its criterion and the criterion at lambda_min when it
-# does; NA when nothing beyond can be evaluated accurately.
-# `table_at(lambda)` is the validation table of the fit at other lambdas;
-# `column` the criterion's column (negated when it is maximized).
-beyond_grid <- function(eng, table_at, column, maximize, lambda, index) {
+# smallest, leaving out values warn_unreliable() would flag; the validation
+# table was computed at those lambdas too (`extended`, grid_table()).  NULL
+# when the criterion does not decrease there (or lambda_min is inside the
+# grid); the best lambda beyond, its criterion and the criterion at
+# lambda_min when it does; NA when nothing beyond can be evaluated
+# accurately.  `column` is the criterion's column (negated when maximized).
+beyond_grid <- function(eng, extended, column, maximize, lambda, index) {
   nl <- length(lambda)
   if (nl < 2L || !index %in% c(1L, nl) || lambda[index] == 0 || !length(eng$values)) return(NULL)
   edge <- lambda[index]
   probe <- probe_lambdas(eng, edge, index == 1L)
-  if (!length(probe)) return(NA)
-  crit <- tryCatch(table_at(c(edge, probe))[[column]], error = function(e) NULL)
-  if (is.null(crit)) return(NA)   # the criterion cannot be evaluated beyond the grid
-  crit <- crit * if (maximize) -1 else 1
+  at <- match(c(edge, probe), extended$lambda)
+  if (!length(probe) || anyNA(at)) return(NA)
+  crit <- extended[[column]][at] * if (maximize) -1 else 1
   best <- which.min(crit[-1L])
   if (!length(best) || !(crit[best + 1L] < crit[1L] - 1e-8 * abs(crit[1L]))) return(NULL)
   sign <- if (maximize) -1 else 1
@@ -85,6 +82,7 @@ beyond_grid <- function(eng, table_at, column, maximize, lambda, index) {
 # The lambdas probed past one end of the grid (see beyond_grid()).
 probe_lambdas <- function(eng, edge, above) {
   probe <- if (above) edge * 10^c(1, 2, 4, 8) else c(edge * 10^-c(1, 2, 4), 0)
+  probe <- probe[is.finite(probe)]
   probe[!unreliable(eng, probe)]
 }
 
@@ -95,17 +93,26 @@ beyond_probes <- function(eng, lambda) {
     if (lambda[length(lambda)] > 0) probe_lambdas(eng, lambda[length(lambda)], FALSE))
 }
 
-# The boundary warnings of a fit: for each selected lambda_min (one per
-# response column with per_response = TRUE), whether the criterion keeps
-# improving past the end of the grid it sits at.
-check_boundary <- function(fit, eng, table_at) {
-  cols <- if (fit$per_response) paste0("mse_", names(fit$index_min)) else fit$criterion
-  maximize <- identical(fit$criterion, "auc")
-  for (k in seq_along(cols)) {
-    index <- fit$index_min[[k]]
-    warn_boundary(index, length(fit$lambda),
-                  beyond_grid(eng, table_at, cols[k], maximize, fit$lambda, index))
-  }
+# The boundary warning of a fit, one per call: for each selected lambda_min
+# (one per response column with per_response = TRUE), whether the criterion
+# keeps improving past the end of the grid it sits at.
+check_boundary <- function(extended, eng, lambda, index_min, crit) {
+  per_response <- isTRUE(crit$per_response)
+  cols <- if (per_response) paste0("mse_", names(index_min)) else crit$name
+  found <- lapply(seq_along(cols), function(k) {
+    beyond_grid(eng, extended, cols[k], isTRUE(crit$maximize), lambda, index_min[[k]])
+  })
+  hit <- !vapply(found, is.null, NA)
+  if (!any(hit)) return(invisible())
+  if (length(cols) == 1L) return(warn_boundary(index_min[[1L]], length(lambda), found[[1L]]))
+  targets <- names(index_min)[hit]
+  sure <- !vapply(found[hit], identical, NA, NA)
+  warning(sprintf(paste0(
+    "`lambda_min` of %d response column(s) (%s) is at an end of the `lambda` grid, and the ",
+    "criterion %s beyond it; extend the grid (`fit$lambda_min` and the columns mse_* of ",
+    "`fit$path` show each column's choice)"),
+    length(targets), name_list(targets, 5L),
+    if (all(sure)) "keeps decreasing" else "may keep decreasing"), call. = FALSE)
 }
 
 # The warning for lambda_min at an end of the grid, given what beyond_grid()
@@ -123,6 +130,21 @@ warn_boundary <- function(index, nlambda, beyond = NA) {
           "decreasing beyond it: ", format(beyond$value, digits = 4), " at lambda = ",
           format(beyond$lambda, digits = 3), " against ", format(beyond$edge, digits = 4),
           "; extend the grid", call. = FALSE)
+}
+
+# Like warn_boundary() for lambda: a numeric kernel parameter chosen at the
+# smallest or largest of several values tried may do better beyond them.
+warn_kernel_boundary <- function(grid, j) {
+  for (p in names(grid)) {
+    values <- unique(grid[[p]])
+    if (!is.numeric(values) || length(values) < 2L) next
+    chosen <- grid[[p]][j]
+    end <- if (chosen == min(values)) "smallest" else if (chosen == max(values)) "largest"
+    if (is.null(end)) next
+    warning("the chosen kernel parameter `", p, "` = ", format(chosen), " is the ", end,
+            " value tried; the criterion may improve beyond it, so consider extending ",
+            "its values", call. = FALSE)
+  }
 }
 
 # The value of a method's `lambda` argument: "lambda_min" or "lambda_1se" (also

@@ -166,7 +166,8 @@ predict_design <- function(object, x, lambda) {
   f
 }
 
-# New rows as the engine takes them: checked, and scaled as the training x.
+# New rows as the engine takes them, checked (the engines scale columns
+# themselves); for a Nystrom or random-feature fit, their features.
 prepare_design <- function(object, x) {
   if (identical(object$kernel$name, "precomputed")) {
     if (ncol(x) != object$nobs) {
@@ -178,7 +179,6 @@ prepare_design <- function(object, x) {
     stop_arg("`newdata` must have ", object$nvars, " columns (as the training `x`), not ",
              ncol(x))
   }
-  if (!is.null(object$scale)) x <- scale_columns(x, object$scale)
   if (!is.null(object$features)) x <- feature_rows(object$features, x)
   if (!is.null(object$kernel) && is_sparse(x)) x <- as.matrix(x)
   x
@@ -191,4 +191,32 @@ check_type <- function(object, type = c("response", "class", "prob")) {
     stop_arg("`type` = \"", type, "\" needs a classification fit; this one is regression")
   }
   type
+}
+
+# predict(fit, newdata = <chunk source>): the decision values of every chunk's
+# rows, in chunk order (rows with NA values of a formula fit's variables give
+# NA).  The workers get a slim copy of the fit: what predict() needs at this
+# lambda, without the training rows of a linear fit, and terms without an
+# environment (they would carry the caller's).
+predict_chunks <- function(object, src, lambda) {
+  l <- lambda_value(object, lambda)
+  keep <- c("path", "criterion", "lambda_min", "lambda_1se", "terms", "xlevels", "contrasts",
+            "nvars", "xnames", "kernel", "features", "nobs", "type", "classes")
+  slim <- structure(c(unclass(object)[intersect(keep, names(object))],
+                      list(engine = engine_at(object$engine, l), y = object$y[0L, , drop = FALSE])),
+                    class = class(object))
+  if (!is.null(slim$terms)) environment(slim$terms) <- globalenv()
+  progress <- if (requireNamespace("progressr", quietly = TRUE)) {
+    progressr::progressor(steps = length(src$chunks))
+  }
+  parts <- map_chunks(src, predict_chunk, c, slim = slim, lambda = l, progress = progress,
+                      what = "predicting")
+  out <- do.call(rbind, parts)
+  rownames(out) <- NULL   # each chunk numbers its own rows
+  out
+}
+
+predict_chunk <- function(data, i, slim, lambda) {
+  newdata <- if (is.null(slim$terms) && is.list(data) && !is.data.frame(data)) data$x else data
+  list(predict_matrix(slim, newdata, lambda))
 }

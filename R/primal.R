@@ -1,29 +1,15 @@
-# The primal engine (DESIGN.md, section 4), for dense or sparse x:
-# step 1 the weighted means and centered co-moments, step 2 the d x d
-# eigendecomposition A'A = V Lambda V', and B = (X - 1 xbar') V for the path.
-
-primal_engine <- function(x, y, w, intercept, free = NULL) {
-  mom <- if (is_sparse(x)) sparse_moments(x, y, w, intercept) else {
-    threaded(.Call(C_rlsc_moments, x, y, w, intercept, thread_count()))
-  }
-  part <- moments_engine(mom, intercept, max(dim(x)), free, w)
-  check_underflow(part$all_values, x, w, intercept)
-  n <- nrow(x)
-  # xbar is the weighted mean rounded to a double: with a large common offset
-  # its error (eps times the offset) shifts every row of B alike and costs
-  # digits of 1 - h wherever h is near 1.  The weighted mean of the rows of B
-  # is that error (times v), from exact differences: project_rows() removes it.
-  basis <- project_rows(x, part$center, part$v, if (intercept) as.double(w))
-  new_engine("primal", values = part$values, dropped = part$dropped,
-             basis = basis, direct = rep(TRUE, n),
-             q = 1 - intercept * w / sum(w) - free_leverage(x, w, part),
-             r0 = offset_residuals(x, y, part), g = part$g, ybar = part$ybar, w = w,
-             intercept = intercept, center = part$center, v = part$v, beta0 = part$beta0,
-             free_map = part$free_map, noise = part$noise)
-}
-
-# The primal engine of moments (in memory, of K - 1 folds, or merged from
-# chunks): the d x d eigendecomposition and what the path of any rows needs.
+# The primal engine (DESIGN.md, section 4): from merged moments (moments.R),
+# step 2, the d x d eigendecomposition A'A = V Lambda V'; its rows stay in
+# their source and are projected, B = ((x - shift) - center) v, each time a
+# pass evaluates them (path.R).  The same engine serves data in memory (one
+# block), chunks, the folds of K-fold and the features of Nystrom and
+# random-feature kernels.
+#
+# Column scales `scale` (standardize = TRUE and positive penalty factors: the
+# penalty applies to x / scale) are folded into v, so the rows are never
+# scaled: B = ((x - shift) - center) diag(1 / scale) V, and the coefficients
+# come out in the units of x.
+#
 # Columns `free` are not penalized (penalty_factor = 0): they are projected out
 # like the intercept, through the Schur complement of the Gram,
 #   S = S_uu - S_uz S_zz^-1 S_zu,   s_xy = S_uy - S_uz S_zz^-1 S_zy
@@ -31,8 +17,11 @@ primal_engine <- function(x, y, w, intercept, free = NULL) {
 # v = [-A V; V], A = S_zz^-1 S_zu; their coefficients are beta0 - A beta_u,
 # beta0 = S_zz^-1 S_zy (rows z), and their leverage
 # w_i |(x_i - xbar) free_map|^2 with free_map = S_zz^(-1/2) (rows z).
-moments_engine <- function(mom, intercept, nrows, free = NULL, w = NULL) {
-  check_overflow(mom$sxx, "x", w)
+primal_engine <- function(mom, intercept, scale = NULL, free = NULL) {
+  m <- max(mom$nrows, length(mom$xbar))
+  raw <- mom
+  if (!is.null(scale)) mom <- scale_moments(mom, scale)
+  check_overflow(mom$sxx, "x", mom$wmax > 1)
   d <- length(mom$xbar)
   pen <- setdiff(seq_len(d), free)
   sxx <- mom$sxx
@@ -55,8 +44,7 @@ moments_engine <- function(mom, intercept, nrows, free = NULL, w = NULL) {
     free_map <- matrix(0, d, length(free))
     free_map[free, ] <- backsolve(root, diag(length(free)))
   }
-  eig <- threaded(.Call(C_rlsc_eigen, sxx, thread_count()))
-  m <- max(nrows, d)
+  eig <- c_eigen(sxx)
   floor <- direction_floor(eig$vectors, mom$xmax[pen], mom$sumw, m)
   noise <- if (is.null(mom$raw)) floor else pmax(floor, raw_noise(eig$vectors, mom$raw[pen]))
   kept <- kept_directions(eig$values, m, floor, noise)
@@ -64,30 +52,38 @@ moments_engine <- function(mom, intercept, nrows, free = NULL, w = NULL) {
   v <- matrix(0, d, ncol(vp))
   v[pen, ] <- vp
   if (length(free)) v[free, ] <- -a %*% vp
-  # all_values: the scale of the Gram for check_underflow(), free columns included
-  list(values = eig$values[kept$keep], all_values = c(eig$values, diag(mom$sxx)[free]),
-       dropped = kept$dropped, v = v,
-       g = crossprod(vp, sxy), center = mom$xbar, ybar = mom$ybar, beta0 = beta0,
-       free_map = free_map, noise = if (any(kept$keep)) noise[kept$keep] else max(noise, 0))
+  check_underflow(c(eig$values, diag(mom$sxx)[free]), mom)
+  unscale <- function(m) if (is.null(m) || is.null(scale)) m else m / scale
+  new_engine("primal", values = eig$values[kept$keep], dropped = kept$dropped,
+             noise = if (any(kept$keep)) noise[kept$keep] else max(noise, 0),
+             g = crossprod(vp, sxy), yshift = raw$yshift, ybar = raw$ybar, intercept = intercept,
+             sumw = mom$sumw, shift = raw$shift, center = raw$xbar, v = unscale(v),
+             beta0 = unscale(beta0), free_map = unscale(free_map))
 }
 
-# The unpenalized columns' share of the leverage of rows x (0 without them).
-free_leverage <- function(x, w, eng) {
-  if (is.null(eng$free_map)) return(0)
-  w * rowSums(project_rows(x, eng$center, eng$free_map)^2)
+# Centered cross-products below about xmin / eps have lost digits to
+# underflow (or vanished): reject such `x` as check_overflow() rejects huge
+# `x`, instead of fitting it as if it had no signal.  A column varies when its
+# centered cross-product is positive or its largest magnitude exceeds that of
+# its mean (without an intercept the mean is 0: any non-zero value counts).
+check_underflow <- function(values, mom) {
+  if (max(values, 0) >= .Machine$double.xmin / .Machine$double.eps) return(invisible())
+  sxx <- if (is.matrix(mom$sxx)) diag(mom$sxx) else mom$sxx
+  varies <- any(sxx > 0) || any(mom$xmax > abs(mom$shift + mom$xbar) * (1 + 1e-12))
+  if (max(values, 0) > 0 || varies) {
+    stop_arg("`x` is too small in magnitude: its weighted cross-products underflow; ",
+             "rescale `x` (or `weights`)")
+  }
 }
 
-# y - ybar - (x - xbar) beta0: the residuals of rows x at lambda = Inf, the
-# start of the direct form of the path.
-offset_residuals <- function(x, y, eng) {
-  r0 <- if (ncol(y) == 1L) y - eng$ybar else y - rep(eng$ybar, each = nrow(y))
-  if (is.null(eng$beta0)) r0 else r0 - project_rows(x, eng$center, eng$beta0)
-}
-
-# The degrees of freedom of the fit at lambda: the penalized directions' plus
-# one per unpenalized column (the intercept adds one more).
-model_df <- function(eng, lambda) {
-  effective_df(eng$values, lambda) + if (is.null(eng$free_map)) 0 else ncol(eng$free_map)
+check_overflow <- function(gram, arg, weighted = FALSE) {
+  if (all_finite(gram)) return(invisible())
+  if (weighted) {
+    stop_arg("`", arg, "` and `weights` are too large together: the weighted cross-products ",
+             "overflow; rescale `", arg, "` or divide `weights` by a constant (which changes ",
+             "only the scale of `lambda`)")
+  }
+  stop_arg("`", arg, "` is too large in magnitude: its cross-products overflow; rescale it")
 }
 
 # Sparse x: its co-moments are raw cross-products minus the mean terms, so
@@ -110,43 +106,55 @@ direction_floor <- function(vectors, xmax, w, m) {
   sum(w) * (m * .Machine$double.eps)^2 * colSums(vectors^2 * xmax^2)
 }
 
-# B = (X - 1 xbar') V without a centered copy of X; with weights `w`, minus
-# the weighted mean of its rows (src/project.c says why).
-project_rows <- function(x, xbar, v, w = NULL) {
-  if (!is_sparse(x)) return(threaded(.Call(C_rlsc_project, x, xbar, v, w, thread_count())))
-  basis <- as.matrix(x %*% v) - rep(drop(crossprod(xbar, v)), each = nrow(x))
-  if (is.null(w) || !ncol(basis)) return(basis)
-  basis - rep(colSums(w * basis) / sum(w), each = nrow(x))
+# B of rows x: ((x - shift) - center) v; sparse x is not shifted (its shift
+# is 0).
+project_rows <- function(x, eng, v = eng$v) {
+  if (!is_sparse(x)) return(c_project(x, eng$shift, eng$center, v))
+  as.matrix(x %*% v) - rep(drop(crossprod(eng$center, v)), each = nrow(x))
 }
 
-# The moments of sparse x from its raw cross-products minus the rank-one mean
-# terms, so that x is never densified: exact in exact arithmetic and accurate
-# whenever the column means are not large against the columns' spread, the
-# usual situation for sparse data.
-sparse_moments <- function(x, y, w, intercept) {
-  sw <- sum(w)
-  xbar <- if (intercept) as.vector(Matrix::crossprod(x, w)) / sw else numeric(ncol(x))
-  ybar <- if (intercept) colSums(w * y) / sw else numeric(ncol(y))
-  sx <- Matrix::Diagonal(x = sqrt(w)) %*% x
-  xp <- x[w > 0, , drop = FALSE]
-  xmax <- numeric(ncol(x))
-  nz <- diff(xp@p)
-  xmax[nz > 0] <- vapply(split(abs(xp@x), rep.int(seq_len(ncol(x)), nz)), max, 0)
-  raw <- as.matrix(Matrix::crossprod(sx))
-  list(sumw = sw, xbar = xbar, ybar = ybar, xmax = xmax, raw = diag(raw),
-       sxx = raw - sw * tcrossprod(xbar),
-       sxy = as.matrix(Matrix::crossprod(x, w * sweep(y, 2L, ybar))))
+# The unpenalized columns' share of the leverage of rows x (0 without them).
+free_leverage <- function(x, w, eng) {
+  if (is.null(eng$free_map)) return(0)
+  w * rowSums(project_rows(x, eng, eng$free_map)^2)
 }
 
-# The slopes and intercept at lambda, and (for linear_decision()) the base
-# ybar at the center of the columns.
+# (y - yshift) - ybar - (x - xbar) beta0: the residuals of rows at
+# lambda = Inf, the start of the direct form of the path.
+offset_residuals <- function(x, y, eng) {
+  r0 <- (y - rep(eng$yshift, each = nrow(y))) - rep(eng$ybar, each = nrow(y))
+  if (is.null(eng$beta0)) r0 else r0 - project_rows(x, eng, eng$beta0)
+}
+
+# The degrees of freedom of the fit at lambda: the penalized directions' plus
+# one per unpenalized column (the intercept adds one more).
+model_df <- function(eng, lambda) {
+  effective_df(eng$values, lambda) + if (is.null(eng$free_map)) 0 else ncol(eng$free_map)
+}
+
+# The slopes (in the units of x) and intercept at lambda, and what
+# linear_decision() centers new rows with.
 engine_coef.rlsc_primal <- function(eng, lambda) {
   beta <- eng$v %*% (eng$g * spectral_filter(eng$values, lambda))
   if (!is.null(eng$beta0)) beta <- beta + eng$beta0
-  list(coef = beta, intercept = eng$ybar - drop(crossprod(beta, eng$center)),
-       center = eng$center, base = eng$ybar)
+  base <- eng$yshift + eng$ybar
+  list(coef = beta, intercept = base - drop(crossprod(beta, eng$shift + eng$center)),
+       shift = eng$shift, center = eng$center, base = base)
 }
 
 engine_decision.rlsc_primal <- function(eng, newx, lambda) {
   linear_decision(newx, engine_coef(eng, lambda))
+}
+
+engine_basis.rlsc_primal <- function(eng, newx) project_rows(newx, eng)
+
+# Decision values of a linear model from engine_coef(): intercept + x beta,
+# evaluated as base + ((x - shift) - center) beta for dense x, which keeps the
+# digits a large common offset of the columns would cancel.
+linear_decision <- function(x, cf) {
+  if (is.null(cf$center) || is_sparse(x)) {
+    return(as.matrix(x %*% cf$coef) + rep(cf$intercept, each = nrow(x)))
+  }
+  moved <- (x - rep(cf$shift %||% 0, each = nrow(x))) - rep(cf$center, each = nrow(x))
+  moved %*% cf$coef + rep(cf$base, each = nrow(x))
 }

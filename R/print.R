@@ -17,8 +17,9 @@ print.rlsc <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   } else {
     paste0("regression, ", count_of(ncol(x$y), "response column"))
   }
-  cat(sprintf("Regularized least squares (%s): n = %.0f%s, d = %d, %s form, %s\n",
-              what, x$nobs, positive_note(x), x$nvars, x$mode,
+  cat(sprintf("Regularized least squares (%s): n = %.0f%s, d = %d, %s form%s, %s\n",
+              what, x$nobs, positive_note(x), x$nvars, x$form,
+              if (x$data$kind == "chunks") " from chunks" else "",
               count_of(length(x$lambda), "lambda value")))
   cat(sprintf("%s: %s\n\n", validation_label(x$cv), criterion_label(x$criterion, x$cv)))
   print(selection_table(x), digits = digits)

@@ -199,75 +199,53 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
   call <- match.call()
   call[[1L]] <- as.name("rlsc")
   check_no_dots(...)
-  hold_blas_threads()
-  x <- as_design(x)
-  kernel <- check_kernel(kernel, x, y)
-  n <- nrow(x)
-  if (n < 2L) stop_arg("`x` must have at least 2 rows, not ", n)
-  resp <- encode_response(y, n)
-  weights <- check_weights(weights, n)
-  if (!is.null(class_weights)) weights <- weights * class_weight_of(class_weights, resp)
-  intercept <- check_flag(intercept, "intercept")
-  if (intercept) check_weight_share(weights)
-  nlambda <- check_count(nlambda, "nlambda")
-  lambda <- check_lambda(lambda)
-  cv <- check_cv(cv, foldid, n)
-  crit <- check_criterion(criterion, resp, cv$type)
-  crit <- check_per_response(per_response, crit, resp)
-  mode <- match.arg(mode)
-  standardize <- check_flag(standardize, "standardize")
-  keep_eigen <- check_flag(keep_eigen, "keep_eigen")
-  scale <- NULL
-  if (standardize) {
-    if (identical(kernel$name, "precomputed")) {
-      stop_arg("`standardize` = TRUE needs the data matrix, but `x` is a precomputed kernel")
-    }
-    scale <- stats::setNames(column_scale(x, weights, intercept), column_names(x))
-    x <- scale_columns(x, scale)
+  fit_model(list(kind = "memory"), fit_args(environment(), call), call)
+}
+
+#' @rdname rlsc
+#' @order 4
+#' @export
+rlsc.rlsc_chunks <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
+                             weights = NULL, criterion = NULL, kernel = "linear",
+                             mode = c("auto", "primal", "dual"), standardize = FALSE,
+                             keep_eigen = FALSE, cv = "loo", foldid = NULL,
+                             per_response = FALSE, penalty_factor = NULL, class_weights = NULL,
+                             ...) {
+  call <- match.call()
+  call[[1L]] <- as.name("rlsc")
+  check_no_dots(...)
+  first <- first_chunk(x)
+  data <- list(kind = "chunks", src = x, template = matrix_template(first, x$levels), first = first)
+  fit_model(data, fit_args(environment(), call), call)
+}
+
+# The arguments of a fit method (the formals of rlsc.default(), which every
+# method has, evaluated in `env`) and the names of those the caller gave.
+fit_args <- function(env, call) {
+  args <- mget(setdiff(names(formals(rlsc.default)), c("...", "y")), envir = env)
+  args$y <- if (!eval(quote(missing(y)), env)) env$y
+  args$given <- names(call)[-1L]
+  args
+}
+
+first_chunk <- function(src) {
+  if (!inherits(src, "rlsc_chunks")) stop_arg("`data` must be a data frame or a chunk source")
+  chunk_call(function(data, i) data, src$chunks[[1L]], 1L, src$read)
+}
+
+# The arguments of a fit given through `...` (the formula method on a chunk
+# source), the others at the defaults of rlsc.default().
+args_of_dots <- function(...) {
+  defaults <- formals(rlsc.default)
+  defaults <- defaults[setdiff(names(defaults), c("x", "y", "..."))]
+  dots <- list(...)
+  unknown <- setdiff(names(dots) %||% rep("", length(dots)), names(defaults))
+  if (length(unknown)) {
+    unknown[unknown == ""] <- "an unnamed argument"
+    stop_arg("unknown argument(s): ", paste(unknown, collapse = ", "))
   }
-  pf <- check_penalty_factor(penalty_factor, x, kernel)
-  if (!is.null(pf)) {   # lambda p_j beta_j^2: column j scaled by 1 / sqrt(p_j), or left free
-    shrink <- ifelse(pf > 0, sqrt(pf), 1)
-    scale <- stats::setNames((scale %||% 1) * shrink, column_names(x))
-    x <- scale_columns(x, shrink)
-  }
-  free <- which(pf == 0)
-  if (inherits(kernel, "rlsc_features")) {
-    if (mode == "dual") {
-      stop_arg("`mode` = \"dual\" does not apply to ", kernel$name, "() kernels: their fit is ",
-               "the primal form, a ridge regression on the features")
-    }
-    return(fit_features(call, x, resp, weights, lambda, nlambda, intercept, crit, cv, kernel,
-                        scale))
-  }
-  if (!is.null(kernel)) {
-    if (mode == "primal") stop_arg("`mode` = \"primal\" needs the linear kernel; kernel fits are dual")
-    if (is_sparse(x)) x <- as.matrix(x)   # kernel matrices are dense anyway
-    found <- fit_kernel(x, resp, weights, lambda, nlambda, intercept, crit, cv, kernel,
-                        keep_eigen)
-    return(new_rlsc(call, found$engine, found$path, crit, resp, weights, intercept,
-                    "kernel", x, scale, kernel = found$kernel, cv = cv))
-  }
-  if (mode == "auto") mode <- if (ncol(x) <= sum(weights > 0)) "primal" else "dual"
-  if (length(free) && mode == "dual") {
-    stop_arg("`penalty_factor` zeros (unpenalized columns) need the primal form, with at ",
-             "least as many observations of positive weight as columns; here ",
-             sum(weights > 0), " and ", ncol(x))
-  }
-  eng <- if (mode == "primal") primal_engine(x, resp$y, weights, intercept, free) else {
-    dual_engine(kernel_linear(), x, resp$y, weights, intercept)
-  }
-  if (is.null(lambda)) check_spectrum_range(eng$values, "the weighted cross-products of `x`")
-  lambda <- lambda %||% default_lambda(eng$values, nlambda, least_squares_ok(eng, resp$y))
-  dual <- if (mode == "dual") kernel_linear()
-  table_at <- function(l) {
-    validation_table(eng, x, resp, weights, intercept, l, crit, cv, dual, free)
-  }
-  path <- table_at(lambda)
-  warn_undefined(path$n_na)
-  warn_unreliable(eng, lambda)
-  warn_direct_rows(direct_rows_loose(eng, resp$y, lambda), lambda)
-  fit <- new_rlsc(call, eng, path, crit, resp, weights, intercept, mode, x, scale, cv = cv)
-  check_boundary(fit, eng, table_at)
-  fit
+  args <- lapply(defaults, eval, envir = baseenv())
+  args[names(dots)] <- dots
+  args$given <- names(dots)
+  args
 }

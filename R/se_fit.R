@@ -26,10 +26,6 @@ prediction_se <- function(object, x, lambda) {
   })
 }
 
-engine_basis <- function(eng, newx) UseMethod("engine_basis")
-
-engine_basis.rlsc_primal <- function(eng, newx) project_rows(newx, eng$center, eng$v)
-
 # (K_0 - 1 kbar')(s o U) Lambda^(-1/2), as the dual engine projects rows of
 # zero weight.
 engine_basis.rlsc_dual <- function(eng, newx) {

@@ -5,15 +5,16 @@
 # the engine methods (engine.R) at the lambdas of the grid; other lambdas need
 # the engine itself (`keep_eigen = TRUE`).
 
-new_snapshot <- function(eng, y, lambda) {
-  path <- engine_path(eng, y, lambda, keep = TRUE)
-  cf <- snapshot_coefficients(eng, lambda, nrow(y), ncol(y))
+new_snapshot <- function(eng, data, lambda) {
+  path <- engine_path(eng, data, lambda, keep = TRUE)
+  cf <- snapshot_coefficients(eng, lambda, length(eng$w), ncol(eng$g))
   structure(list(
     lambda = lambda, values = eng$values, dropped = eng$dropped, noise = eng$noise, w = eng$w,
     omh = path$omh,
     fitted = path$fitted, loo = path$loo,
     coef = cf$coef, intercept = cf$intercept,
-    cross = eng[c("kernel", "x", "center", "kbar", "rows", "intercept", "ybar")]
+    cross = eng[c("kernel", "x", "shift", "center", "scale", "kbar", "rows", "intercept", "yshift",
+                  "ybar")]
   ), class = "rlsc_snapshot")
 }
 
@@ -31,7 +32,7 @@ snapshot_coefficients <- function(eng, lambda, n, nt) {
   coef <- array(0, c(n, nt, length(lambda)))
   coef[eng$rows, , ] <- cf
   kc <- if (eng$intercept) crossprod(eng$kbar, matrix(cf, length(eng$rows))) else 0
-  list(coef = coef, intercept = eng$ybar - matrix(kc, nt, length(lambda)))
+  list(coef = coef, intercept = (eng$yshift + eng$ybar) - matrix(kc, nt, length(lambda)))
 }
 
 # The grid indices of `lambda`, or an error naming what would serve others.
@@ -45,13 +46,14 @@ snapshot_index <- function(snap, lambda) {
   idx
 }
 
-engine_path.rlsc_snapshot <- function(eng, y, lambda, classify = FALSE, keep = FALSE,
+engine_path.rlsc_snapshot <- function(eng, data, lambda, classify = FALSE, keep = FALSE,
                                       sums = FALSE) {
   idx <- snapshot_index(eng, lambda)
   loo <- eng$loo[, , idx, drop = FALSE]
   list(omh = eng$omh[, idx, drop = FALSE], fitted = eng$fitted[, , idx, drop = FALSE],
        loo = loo, n_na = colSums(is.na(loo[, 1L, , drop = FALSE]) & eng$w > 0)[1L, ],
-       npos = sum(eng$w > 0), df = effective_df(eng$values, lambda))
+       npos = sum(eng$w > 0), df = effective_df(eng$values, lambda), y = all_rows(data)$y,
+       weights = eng$w)
 }
 
 engine_coef.rlsc_snapshot <- function(eng, lambda) {
@@ -62,7 +64,7 @@ engine_coef.rlsc_snapshot <- function(eng, lambda) {
 engine_decision.rlsc_snapshot <- function(eng, newx, lambda) {
   cf <- engine_coef(eng, lambda)
   dual_cross(eng$cross, newx) %*% cf$coef[eng$cross$rows, , drop = FALSE] +
-    rep(eng$cross$ybar, each = nrow(newx))
+    rep(eng$cross$yshift + eng$cross$ybar, each = nrow(newx))
 }
 
 validate_snapshot <- function(snap) {

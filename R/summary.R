@@ -42,7 +42,7 @@ summary.rlsc <- function(object, rows = 3L, ...) {
   # a kernel fit has one dual coefficient per training row: see coef()
   coefficients <- if (is.null(object$kernel)) coefficient_table(object)
   out <- list(call = object$call, type = object$type, criterion = object$criterion, cv = object$cv,
-              nobs = object$nobs, nvars = object$nvars, mode = object$mode,
+              nobs = object$nobs, nvars = object$nvars, form = object$form,
               lambda_min = object$lambda_min, lambda_1se = object$lambda_1se,
               table = table, coefficients = coefficients,
               kernel = if (!is.null(object$kernel)) format(object$kernel))
@@ -73,7 +73,7 @@ print.summary.rlsc <- function(x, digits = max(3L, getOption("digits") - 3L), ma
   cap <- check_count(max, "max")
   cat("\nCall:  ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
   cat(sprintf("n = %d, d = %d, %s form; criterion: %s\n\n", x$nobs, x$nvars,
-              x$mode, criterion_label(x$criterion, x$cv)))
+              x$form, criterion_label(x$criterion, x$cv)))
   cat(if (is.numeric(x$cv)) sprintf("%d-fold cross-validation", x$cv) else if (identical(x$cv, "gcv")) {
     "Generalized cross-validation"
   } else {

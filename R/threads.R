@@ -18,7 +18,7 @@ thread_count <- function() {
 # fits hold such a BLAS to one thread (hold_blas_threads() below), which
 # measured faster than leaving the BLAS its threads around one thread of the
 # package's (bench/README.md, "Threads").
-default_threads <- function(info = .Call(C_rlsc_thread_info)) {
+default_threads <- function(info = c_thread_info()) {
   n <- info$processors
   for (var in c("OMP_THREAD_LIMIT", "OMP_NUM_THREADS")) {
     limit <- suppressWarnings(as.integer(Sys.getenv(var)))
@@ -42,16 +42,10 @@ default_threads <- function(info = .Call(C_rlsc_thread_info)) {
 # eigendecomposition gets the BLAS's threads back (src/eigen.c).  A hold
 # inside a hold changes nothing.
 hold_blas_threads <- function(env = parent.frame()) {
-  before <- .Call(C_rlsc_blas_set_threads, 1L)
+  before <- c_blas_set_threads(1L)
   if (before > 1L) {
-    restore <- call(".Call", C_rlsc_blas_set_threads, before)
+    restore <- as.call(list(c_blas_set_threads, before))   # the function itself, not its name
     do.call(on.exit, list(restore, add = TRUE), envir = env)
   }
   invisible(before > 1L)
-}
-
-# `routine` (a threaded .Call) evaluated with the BLAS held.
-threaded <- function(routine) {
-  hold_blas_threads()
-  routine
 }

@@ -20,7 +20,7 @@ describe <- function(x) {
 all_finite <- function(x) {
   # one pass in C for doubles; range() is NA when any element is NA and
   # infinite when any is infinite, and allocates nothing of the size of x
-  if (is.double(x)) return(is.finite(.Call(C_rlsc_abs_max, x)))
+  if (is.double(x)) return(is.finite(c_abs_max(x)))
   !length(x) || all(is.finite(suppressWarnings(range(x))))
 }
 
@@ -37,10 +37,6 @@ dots_names <- function(...) names(substitute(list(...)))[-1L]
 column_names <- function(x) colnames(x) %||% sprintf("x%d", seq_len(ncol(x)))
 
 is_sparse <- function(x) inherits(x, "sparseMatrix")
-
-mat_crossprod <- function(x, y) {
-  if (is_sparse(x)) as.matrix(Matrix::crossprod(x, y)) else crossprod(x, y)
-}
 
 # "1 lambda value", "2 lambda values".
 count_of <- function(n, what, plural = paste0(what, "s")) {

@@ -3,13 +3,13 @@
 #include <R_ext/Rdynload.h>
 
 static const R_CallMethodDef call_methods[] = {
-    {"rlsc_moments",          (DL_FUNC) &rlsc_moments,          5},
+    {"rlsc_moments",          (DL_FUNC) &rlsc_moments,          7},
     {"rlsc_eigen",            (DL_FUNC) &rlsc_eigen,            2},
     {"rlsc_project",          (DL_FUNC) &rlsc_project,          5},
     {"rlsc_loo_path",         (DL_FUNC) &rlsc_loo_path,        16},
-    {"rlsc_kernel_matrix",    (DL_FUNC) &rlsc_kernel_matrix,    6},
+    {"rlsc_kernel_matrix",    (DL_FUNC) &rlsc_kernel_matrix,    8},
     {"rlsc_kernel_asymmetry", (DL_FUNC) &rlsc_kernel_asymmetry, 1},
-    {"rlsc_kernel_eigen",     (DL_FUNC) &rlsc_kernel_eigen,     7},
+    {"rlsc_kernel_eigen",     (DL_FUNC) &rlsc_kernel_eigen,     9},
     {"rlsc_abs_max",          (DL_FUNC) &rlsc_abs_max,          1},
     {"rlsc_thread_info",      (DL_FUNC) &rlsc_thread_info,      0},
     {"rlsc_blas_set_threads", (DL_FUNC) &rlsc_blas_set_threads, 1},

@@ -5,8 +5,8 @@
        polynomial   (scale x'z + offset)^degree
    computed from level-3 products of column blocks of the two sets of rows
    (dsyrk for a symmetric matrix, else dgemm), so neither a centered copy of x
-   nor an n x n x d temporary exists.  The rows are shifted by the center c
-   before the product: for the RBF kernel that changes nothing but the
+   nor an n x n x d temporary exists.  The rows are moved to the origin,
+   (x - shift) - c, before the product: for the RBF kernel that changes nothing but the
    rounding (distances far from the origin lose digits to cancellation), and
    the shifted linear kernel has the same double-centered form as x'z, which is
    all the engine uses, without the cancellation of a large common offset.
@@ -47,23 +47,34 @@ static kernel_spec parse_kernel(SEXP type, SEXP params)
     return k;
 }
 
-/* The center of a kernel call: NULL (no shift) or a double vector of length d. */
-static const double *kernel_center(SEXP center, int d)
+/* A part of the origin of a kernel call: NULL (none) or a double vector of
+   length d, checked as `name`. */
+static const double *kernel_center(SEXP center, int d, const char *name)
 {
     if (isNull(center)) return NULL;
-    rlsc_check_double_vector(center, "center", d);
+    rlsc_check_double_vector(center, name, d);
     return REAL(center);
 }
 
+/* The rows are moved to the origin in two steps, (x - shift) - center, then
+   divided by the column scales (standardize = TRUE): the shift is a
+   representative row of the data (R/moments.R), so that x - shift is exact
+   for columns with a large common offset and only the small center is
+   rounded; scaling after the shift keeps that exactness.  Any part may be
+   NULL (none). */
+typedef struct { const double *shift, *center, *scale; } kernel_origin;
+
 /* buf (nb x cb) = rows `rows` (NULL: 0..nb-1) of columns j0..j0+cb-1 of the
-   n-row matrix x, minus the center. */
+   n-row matrix x, moved to the origin and scaled. */
 static void gather_block(const double *x, int n, const int *rows, int nb, int j0, int cb,
-                         const double *center, double *buf)
+                         const kernel_origin *o, double *buf)
 {
     for (int j = 0; j < cb; j++) {
         const double *col = x + (size_t) n * (j0 + j);
-        double c = center ? center[j0 + j] : 0.0, *o = buf + (size_t) nb * j;
-        for (int i = 0; i < nb; i++) o[i] = col[rows ? rows[i] : i] - c;
+        double s = o->shift ? o->shift[j0 + j] : 0.0, c = o->center ? o->center[j0 + j] : 0.0;
+        double f = o->scale ? 1.0 / o->scale[j0 + j] : 1.0;
+        double *out = buf + (size_t) nb * j;
+        for (int i = 0; i < nb; i++) out[i] = ((col[rows ? rows[i] : i] - s) - c) * f;
     }
 }
 
@@ -86,7 +97,8 @@ static double whole_power(double x, int k)
    area of the triangle when symmetric), computed by the threads in rounds with
    an interrupt check after each; the pieces depend on the sizes only. */
 static void kernel_fill(const kernel_spec *k, const double *x, int ldx, const int *xrows, int n,
-                        const double *z, int m, int d, const double *center, double *out, int nth)
+                        const double *z, int m, int d, const kernel_origin *origin, double *out,
+                        int nth)
 {
     int sym = z == NULL;
     if (sym) m = n;
@@ -104,8 +116,8 @@ static void kernel_fill(const kernel_spec *k, const double *x, int ldx, const in
     double *zb = sym ? xb : (double *) R_alloc((size_t) m * cb_max, sizeof(double));
     for (int j0 = 0; j0 < d; j0 += cb_max) {
         int cb = d - j0 < cb_max ? d - j0 : cb_max;
-        gather_block(x, ldx, xrows, n, j0, cb, center, xb);
-        if (!sym) gather_block(z, m, NULL, m, j0, cb, center, zb);
+        gather_block(x, ldx, xrows, n, j0, cb, origin, xb);
+        if (!sym) gather_block(z, m, NULL, m, j0, cb, origin, zb);
         /* pieces of output columns: about 1e8 operations each, and at least
            8 when there are columns enough */
         double flops = (sym ? 1.0 : 2.0) * n * (double) m * cb;
@@ -182,7 +194,8 @@ static void kernel_fill(const kernel_spec *k, const double *x, int ldx, const in
     if (sym) rlsc_mirror_upper(out, n);
 }
 
-SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params, SEXP center, SEXP threads)
+SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params, SEXP shift, SEXP center,
+                        SEXP scale, SEXP threads)
 {
     kernel_spec k = parse_kernel(type, params);
     int nth = rlsc_thread_count(threads);
@@ -195,9 +208,10 @@ SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params, SEXP center, SEX
     } else {
         m = n;
     }
-    const double *c = kernel_center(center, d);
+    kernel_origin o = {kernel_center(shift, d, "shift"), kernel_center(center, d, "center"),
+                       kernel_center(scale, d, "scale")};
     SEXP out = PROTECT(allocMatrix(REALSXP, n, m));
-    kernel_fill(&k, REAL(x), n, NULL, n, isNull(z) ? NULL : REAL(z), m, d, c, REAL(out), nth);
+    kernel_fill(&k, REAL(x), n, NULL, n, isNull(z) ? NULL : REAL(z), m, d, &o, REAL(out), nth);
     UNPROTECT(1);
     return out;
 }
@@ -280,8 +294,8 @@ static double finite_abs_max(const double *a, int n)
     return top;
 }
 
-SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP center, SEXP intercept,
-                       SEXP threads)
+SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP shift, SEXP center,
+                       SEXP scale, SEXP intercept, SEXP threads)
 {
     kernel_spec k = parse_kernel(type, params);
     int n, d;
@@ -289,7 +303,8 @@ SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP center, SEXP
     if (k.type == KERNEL_PRECOMPUTED && d != n)
         error("'x' must be a square kernel matrix, not %d x %d", n, d);
     rlsc_check_double_vector(w, "w", n);
-    const double *c = kernel_center(center, d);
+    kernel_origin o = {kernel_center(shift, d, "shift"), kernel_center(center, d, "center"),
+                       kernel_center(scale, d, "scale")};
     int icpt = rlsc_check_flag(intercept, "intercept");
     int nth = rlsc_thread_count(threads);
     const double *px = REAL(x), *pw = REAL(w);
@@ -314,7 +329,7 @@ SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP center, SEXP
             rlsc_tick(&work, (size_t) np);
         }
     } else {
-        kernel_fill(&k, px, n, rows, np, NULL, np, d, c, a, nth);
+        kernel_fill(&k, px, n, rows, np, NULL, np, d, &o, a, nth);
     }
     /* the largest entry sets the rounding error of the centered kernel */
     double kmax = finite_abs_max(a, np);

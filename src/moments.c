@@ -5,32 +5,48 @@
    mean and merged into the running totals with the pairwise update of Chan,
    Golub and LeVeque, so no raw sums of squares are ever formed and the rows
    could arrive as a stream.  The Gram of each block is computed in column
-   pieces by the threads. */
+   pieces by the threads.
+   The moments are those of the rows moved by `shift`, a representative row
+   of the data (R/moments.R): x - shift is exact for a column with a large
+   common offset, so the means (and each block's centering) are rounded only
+   relative to the columns' spread, not to their offset; `yshift` does the
+   same for y.  Without a shift (no intercept) the moments are raw: nothing is
+   centered.  With `gram` FALSE only the diagonal of S_xx is formed (a d-vector:
+   the column scales of standardize = TRUE without a d x d Gram). */
 #include "rlsc.h"
 
-/* Weighted mean of rows [i0, i0 + nb) of the n x p matrix a into mean (p). */
-static void block_mean(const double *a, int n, int p, int i0, int nb,
+/* Weighted mean of rows [i0, i0 + nb) of the n x p matrix a, moved by
+   shift (NULL: none), into mean (p). */
+static void block_mean(const double *a, int n, int p, int i0, int nb, const double *shift,
                        const double *w, double wsum, double *mean)
 {
     for (int j = 0; j < p; j++) {
         const double *col = a + (size_t) n * j + i0;
-        double s = 0.0;
-        for (int i = 0; i < nb; i++) s += w[i0 + i] * col[i];
+        double s = 0.0, sh = shift ? shift[j] : 0.0;
+        for (int i = 0; i < nb; i++) s += w[i0 + i] * (col[i] - sh);
         mean[j] = s / wsum;
     }
 }
 
-/* buf (p x nb) = sqrt(w_i) (a_i - mean) for the rows of the block, one row
-   per column: transposed, so that the products with it run along its
+/* buf (p x nb) = sqrt(w_i) ((a_i - shift) - mean) for the rows of the block,
+   one row per column: transposed, so that the products with it run along its
    columns (the reference BLAS's dsyrk twice as fast as on the block itself). */
 static void scaled_centered_block(const double *a, int n, int p, int i0, int nb,
-                                  const double *s, const double *mean, double *buf)
+                                  const double *s, const double *shift, const double *mean,
+                                  double *buf)
 {
     for (int j = 0; j < p; j++) {
         const double *col = a + (size_t) n * j + i0;
-        double m = mean ? mean[j] : 0.0;
-        for (int i = 0; i < nb; i++) buf[j + (size_t) p * i] = s[i] * (col[i] - m);
+        double m = mean ? mean[j] : 0.0, sh = shift ? shift[j] : 0.0;
+        for (int i = 0; i < nb; i++) buf[j + (size_t) p * i] = s[i] * ((col[i] - sh) - m);
     }
+}
+
+/* The diagonal of bt bt' (d x nb) added to S (d). */
+static void diagonal_squares(double *S, int d, int nb, const double *bt)
+{
+    for (int i = 0; i < nb; i++)
+        for (int j = 0; j < d; j++) S[j] += bt[j + (size_t) d * i] * bt[j + (size_t) d * i];
 }
 
 /* S (upper triangle, d x d) += bt bt' for the d x nb matrix bt, in column
@@ -53,29 +69,34 @@ static void pieces_syrk(double *S, int d, int nb, const double *bt, int nth)
     }
 }
 
-SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept, SEXP threads)
+SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SEXP threads)
 {
     int n, d, ny, nt;
     rlsc_check_double_matrix(x, "x", &n, &d);
     rlsc_check_double_matrix(y, "y", &ny, &nt);
     if (ny != n) error("'y' must have %d rows, not %d", n, ny);
     rlsc_check_double_vector(w, "w", n);
-    int icpt = rlsc_check_flag(intercept, "intercept");
+    int icpt = !isNull(shift);
+    if (icpt) rlsc_check_double_vector(shift, "shift", d);
+    if (icpt != !isNull(yshift)) error("'shift' and 'yshift' must both be given, or neither");
+    if (icpt) rlsc_check_double_vector(yshift, "yshift", nt);
+    int full = rlsc_check_flag(gram, "gram");
     int nth = rlsc_thread_count(threads);
 
     const double *px = REAL(x), *py = REAL(y), *pw = REAL(w);
+    const double *psx = icpt ? REAL(shift) : NULL, *psy = icpt ? REAL(yshift) : NULL;
     const char *names[] = {"sumw", "xbar", "ybar", "sxx", "sxy", "xmax", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, allocVector(REALSXP, 1));
     SET_VECTOR_ELT(out, 1, allocVector(REALSXP, d));
     SET_VECTOR_ELT(out, 2, allocVector(REALSXP, nt));
-    SET_VECTOR_ELT(out, 3, allocMatrix(REALSXP, d, d));
+    SET_VECTOR_ELT(out, 3, full ? allocMatrix(REALSXP, d, d) : allocVector(REALSXP, d));
     SET_VECTOR_ELT(out, 4, allocMatrix(REALSXP, d, nt));
     SET_VECTOR_ELT(out, 5, allocVector(REALSXP, d));
     double *mx = REAL(VECTOR_ELT(out, 1)), *my = REAL(VECTOR_ELT(out, 2)),
         *S = REAL(VECTOR_ELT(out, 3)), *C = REAL(VECTOR_ELT(out, 4)),
         *xmax = REAL(VECTOR_ELT(out, 5));
-    memset(S, 0, sizeof(double) * (size_t) d * d);
+    memset(S, 0, sizeof(double) * (size_t) d * (full ? d : 1));
     memset(C, 0, sizeof(double) * (size_t) d * nt);
     memset(mx, 0, sizeof(double) * d);
     memset(my, 0, sizeof(double) * nt);
@@ -104,17 +125,18 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept, SEXP threads)
                 if (pw[i0 + i] > 0.0 && fabs(col[i]) > xmax[j]) xmax[j] = fabs(col[i]);
         }
         if (icpt) {
-            block_mean(px, n, d, i0, nb, pw, wb, bmx);
-            block_mean(py, n, nt, i0, nb, pw, wb, bmy);
+            block_mean(px, n, d, i0, nb, psx, pw, wb, bmx);
+            block_mean(py, n, nt, i0, nb, psy, pw, wb, bmy);
         }
         for (int i = 0; i < nb; i++) sw[i] = sqrt(pw[i0 + i]);
-        scaled_centered_block(px, n, d, i0, nb, sw, icpt ? bmx : NULL, bx);
+        scaled_centered_block(px, n, d, i0, nb, sw, psx, icpt ? bmx : NULL, bx);
         for (int t = 0; t < nt; t++) {     /* y's block as it is (nb x nt) */
             const double *col = py + (size_t) n * t + i0;
-            double m = icpt ? bmy[t] : 0.0;
-            for (int i = 0; i < nb; i++) by[i + (size_t) nb * t] = sw[i] * (col[i] - m);
+            double m = icpt ? bmy[t] : 0.0, sh = icpt ? psy[t] : 0.0;
+            for (int i = 0; i < nb; i++) by[i + (size_t) nb * t] = sw[i] * ((col[i] - sh) - m);
         }
-        if (d > 0) pieces_syrk(S, d, nb, bx, nth);
+        if (d > 0 && full) pieces_syrk(S, d, nb, bx, nth);
+        if (d > 0 && !full) diagonal_squares(S, d, nb, bx);
         if (d > 0 && nt > 0)
             F77_CALL(dgemm)("N", "N", &d, &nt, &nb, &one, bx, &d, by, &nb,
                             &one, C, &d FCONE FCONE);
@@ -125,8 +147,9 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept, SEXP threads)
             for (int t = 0; t < nt; t++) dy[t] = bmy[t] - my[t];
             if (wtot > 0.0) {
                 int inc = 1;
-                if (d > 0)
+                if (d > 0 && full)
                     F77_CALL(dsyr)("U", &d, &f, dx, &inc, S, &d FCONE);
+                for (int j = 0; d > 0 && !full && j < d; j++) S[j] += f * dx[j] * dx[j];
                 if (d > 0 && nt > 0)
                     F77_CALL(dger)(&d, &nt, &f, dx, &inc, dy, &inc, C, &d);
             }
@@ -135,7 +158,7 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept, SEXP threads)
         }
         wtot += wb;
     }
-    rlsc_mirror_upper(S, d);   /* dsyrk and dsyr filled the upper triangle only */
+    if (full) rlsc_mirror_upper(S, d);   /* dsyrk and dsyr filled the upper triangle only */
     REAL(VECTOR_ELT(out, 0))[0] = wtot;
     UNPROTECT(1);
     return out;

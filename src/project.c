@@ -1,28 +1,27 @@
-/* Step 3 setup of the primal engine: B = (X - 1 c') V, one block of centered
-   rows at a time, so no centered copy of X is ever made.  The blocks are
-   independent: the threads take them in rounds, with an interrupt check
-   after each round.  With weights w (else NULL), the weighted mean of the
-   rows of B is then subtracted from them, in place in this fresh result (no
-   n x r temporary): c is the weighted mean rounded to doubles, and with a
-   large common offset its rounding error, the same in every row, costs digits
-   of 1 - h wherever h is near 1 (DESIGN.md, section 8).  Each column's mean
-   is summed in row order by one thread, so the result does not depend on
-   the number of threads. */
+/* Step 3 setup of the primal engine: B = ((X - 1 s') - 1 c') V, one block of
+   rows at a time, so no centered copy of X is ever made.  The rows are moved
+   to the origin in two steps: the shift s is a representative row of the
+   data (R/moments.R), so X - 1 s' is exact for columns with a large common
+   offset, and the center c, the weighted mean of the shifted rows, is small
+   and rounded only relative to the columns' spread (DESIGN.md, section 8).
+   The blocks are independent: the threads take them in rounds, with an
+   interrupt check after each round. */
 #include "rlsc.h"
 
-SEXP rlsc_project(SEXP x, SEXP center, SEXP v, SEXP w, SEXP threads)
+SEXP rlsc_project(SEXP x, SEXP shift, SEXP center, SEXP v, SEXP threads)
 {
     int n, d, dv, r;
     rlsc_check_double_matrix(x, "x", &n, &d);
+    if (!isNull(shift)) rlsc_check_double_vector(shift, "shift", d);
     rlsc_check_double_vector(center, "center", d);
     rlsc_check_double_matrix(v, "v", &dv, &r);
     if (dv != d) error("'v' must have %d rows, not %d", d, dv);
-    if (!isNull(w)) rlsc_check_double_vector(w, "w", n);
     int nth = rlsc_thread_count(threads);
 
     SEXP out = PROTECT(allocMatrix(REALSXP, n, r));
     if (n > 0 && r > 0) {
         const double *px = REAL(x), *pc = REAL(center), *pv = REAL(v);
+        const double *ps = isNull(shift) ? NULL : REAL(shift);
         double *pb = REAL(out);
         if (d == 0) {
             memset(pb, 0, sizeof(double) * (size_t) n * r);
@@ -41,27 +40,13 @@ SEXP rlsc_project(SEXP x, SEXP center, SEXP v, SEXP w, SEXP threads)
                     const double one = 1.0, zero = 0.0;
                     for (int j = 0; j < d; j++) {
                         const double *col = px + (size_t) n * j + i0;
-                        double *o = bx + (size_t) nb * j;
-                        for (int i = 0; i < nb; i++) o[i] = col[i] - pc[j];
+                        double s = ps ? ps[j] : 0.0, c = pc[j], *o = bx + (size_t) nb * j;
+                        for (int i = 0; i < nb; i++) o[i] = (col[i] - s) - c;
                     }
                     F77_CALL(dgemm)("N", "N", &nb, &r, &d, &one, bx, &nb, pv, &d,
                                     &zero, pb + i0, &n FCONE FCONE);
                 }
                 R_CheckUserInterrupt();
-            }
-        }
-        if (!isNull(w)) {
-            const double *pw = REAL(w);
-            long double sw = 0.0;
-            for (int i = 0; i < n; i++) sw += pw[i];
-            int par = rlsc_parallel(nth, r, 2.0 * n * (double) r);
-            RLSC_OMP(omp parallel for num_threads(nth) schedule(static) if (par))
-            for (int k = 0; k < r; k++) {
-                double *col = pb + (size_t) n * k;
-                long double sum = 0.0;
-                for (int i = 0; i < n; i++) sum += (long double) pw[i] * col[i];
-                double mean = sw > 0.0 ? (double) (sum / sw) : 0.0;
-                for (int i = 0; i < n; i++) col[i] -= mean;
             }
         }
     }

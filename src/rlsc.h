@@ -11,31 +11,34 @@
 #define FCONE
 #endif
 
-/* moments.c: step 1, weighted means and centered co-moments over row blocks */
-SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP intercept, SEXP threads);
+/* moments.c: step 1, weighted means and centered co-moments over row blocks,
+   of the rows moved by a shift (NULL: raw moments, no intercept) */
+SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SEXP threads);
 /* eigen.c: step 2, symmetric eigendecomposition (dsyevr's steps), largest first */
 SEXP rlsc_eigen(SEXP s, SEXP threads);
 void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors, int nth);
-/* project.c: step 3 setup of the primal form, B = (X - 1 c') V over row blocks */
-SEXP rlsc_project(SEXP x, SEXP center, SEXP v, SEXP w, SEXP threads);
+/* project.c: step 3 setup of the primal form, B = ((X - 1 s') - 1 c') V over row blocks */
+SEXP rlsc_project(SEXP x, SEXP shift, SEXP center, SEXP v, SEXP threads);
 /* path.c: step 3, leverages, fits, exact LOO outputs and criteria for a lambda grid */
 SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEXP w,
                    SEXP omega, SEXP rows, SEXP lambda, SEXP complement, SEXP classify,
                    SEXP keep, SEXP threads, SEXP perp, SEXP unit);
 /* kernel.c: kernel matrices, and the eigendecomposition of the weighted
    double-centered kernel (the dual form) */
-SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params, SEXP center, SEXP threads);
+SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params, SEXP shift, SEXP center,
+                        SEXP scale, SEXP threads);
 SEXP rlsc_kernel_asymmetry(SEXP k);
-SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP center, SEXP intercept,
-                       SEXP threads);
-/* check.c: max |x| in one pass (NA for NA/NaN), for R's own checks */
+SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP shift, SEXP center,
+                       SEXP scale, SEXP intercept, SEXP threads);
+/* util.c: max |x| in one pass (NA for NA/NaN), for R's own checks */
 SEXP rlsc_abs_max(SEXP x);
 /* threads.c: whether OpenMP is there, how many processors it sees and the
    BLAS's threads; setting the BLAS's threads */
 SEXP rlsc_thread_info(void);
 SEXP rlsc_blas_set_threads(SEXP n);
 
-/* check.c: argument checks that raise R errors instead of crashing */
+/* util.c: argument checks that raise R errors instead of crashing, row-block
+   sizes, and the mirror of a triangle */
 void rlsc_check_double_matrix(SEXP x, const char *name, int *nrow, int *ncol);
 void rlsc_check_double_vector(SEXP x, const char *name, R_xlen_t len);
 int rlsc_check_flag(SEXP x, const char *name);

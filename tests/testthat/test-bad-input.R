@@ -123,7 +123,7 @@ test_that("duplicated rows, d = 1 and n = 5, d = 10000 agree with brute force", 
   xw <- matrix(rnorm(5 * 10000), 5)
   yw <- rnorm(5)
   fit <- rlsc_short(xw, yw, lambda = c(1e5, 1e4, 1e3))
-  expect_identical(fit$mode, "dual")
+  expect_identical(fit$form, "dual")
   for (l in fit$lambda) {
     expect_equal(unname(loo_predict(fit, l)), ref_loo_wide(xw, yw, l), tolerance = 1e-10)
   }

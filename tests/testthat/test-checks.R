@@ -29,8 +29,8 @@ test_that("bad `nlambda`, `intercept`, `criterion`, `kernel`, `mode` and extra a
   expect_error(rlsc(d$x, d$y, kernel = "gauss"),
                paste0("`kernel` must be \"linear\", \"rbf\", \"polynomial\", ",
                       "\"precomputed\" or a kernel such as kernel_rbf\\(\\), not gauss"))
-  expect_error(rlsc(d$x, d$y, mode = "fast"), "'arg' should be one of")
-  expect_error(rlsc(d$x, d$y, mode = NA), "'arg' must be NULL or a character vector")
+  expect_error(rlsc(d$x, d$y, mode = "fast"), "`mode` must be \"auto\", \"primal\" or \"dual\", not fast")
+  expect_error(rlsc(d$x, d$y, mode = NA), "`mode` must be \"auto\", \"primal\" or \"dual\", not NA")
   expect_error(rlsc(d$x, d$y, lamda = 1), "unknown argument\\(s\\): lamda")
 })
 

@@ -45,7 +45,7 @@ test_that("the methods of a chunked fit stream the source and equal the in-memor
   expect_equal(unname(predict(fit, src)), unname(predict(ref, d$x)), tolerance = 1e-10)
   expect_equal(unname(predict(fit, d$x[1:3, ])), unname(predict(ref, d$x[1:3, ])), tolerance = 1e-10)
   expect_identical(nobs(fit), nobs(ref))
-  expect_output(print(fit), "n = 50 \\(49 with positive weight\\), d = 3, chunked form")
+  expect_output(print(fit), "n = 50 \\(49 with positive weight\\), d = 3, primal form from chunks")
   expect_s3_class(summary(fit), "summary.rlsc")
   cls <- rlsc_short(rows_source(as.matrix(iris[, 1:4]), iris$Species, chunks = chunkings(150)$two))
   expect_equal(summary(cls)$confusion, summary(rlsc_short(iris[, 1:4], iris$Species))$confusion)
@@ -173,6 +173,7 @@ test_that("progress is reported through progressr, one step per chunk and pass",
 
 test_that("a chunked fit runs in less memory than the data", {
   skip_on_cran()
+  skip_unless_installed_build()   # the child loads the installed package
   skip_on_covr()   # covr's counters in the child process take more than the cap leaves
   # AddressSanitizer (make sanitize) reserves terabytes of address space for
   # its shadow memory: no child runs under an address-space cap

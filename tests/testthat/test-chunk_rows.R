@@ -119,11 +119,12 @@ test_that("options a chunk source cannot take, bad folds and classes from read()
   expect_error(rlsc(src, cv = 1),
                "`cv` must be \"loo\", \"gcv\" or a whole number of folds of at least 2, not 1", fixed = TRUE)
   expect_error(rlsc(src, cv = c(5, 10)), "folds of at least 2, not 5 10$")
-  expect_error(rlsc(src, criterion = function(y, pred, weights) 0),
-               "`criterion` = \"custom\" needs every row's predictions at once: not available for a chunk source",
-               fixed = TRUE)
-  bin <- chunk_source(1:3, function(i) list(x = d$x[rows(i), ], y = factor(d$y[rows(i)] > median(d$y))))
-  expect_error(rlsc(bin, criterion = "auc"), "`criterion` = \"auc\" needs every row's predictions", fixed = TRUE)
+  # criteria of the predictions themselves read every row's predictions from the chunks
+  mad <- function(y, pred, weights) median(abs(y - pred))
+  expect_equal(rlsc(src, criterion = mad)$path, rlsc(d$x, d$y, criterion = mad)$path, tolerance = 1e-10)
+  cls <- factor(d$y > median(d$y))
+  bin <- chunk_source(1:3, function(i) list(x = d$x[rows(i), ], y = cls[rows(i)]))
+  expect_equal(rlsc(bin, criterion = "auc")$path, rlsc(d$x, cls, criterion = "auc")$path, tolerance = 1e-10)
   folds <- chunk_source(1:3, function(i) list(x = d$x[rows(i), ], y = d$y[rows(i)], foldid = rep(c(1, 3), 5)))
   expect_error(rlsc(folds, cv = 2), "^chunk 1 \\('1'\\): `foldid` must hold one fold number from 1 to 2 per row$")
   one_class <- chunk_source(1:2, function(i) list(x = d$x[rows(i), ], y = factor(rep("a", 10))))

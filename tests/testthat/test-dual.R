@@ -9,7 +9,7 @@ test_that("dual and RBF LOO values equal brute-force refits down to 1e-6 of the 
   ev <- eigen(tcrossprod(xc), only.values = TRUE)$values
   low <- min(ev[ev > 1e-8 * max(ev)])
   fit <- rlsc_short(x, y, lambda = low * 10^-c(0, 3, 6))
-  expect_identical(fit$mode, "dual")
+  expect_identical(fit$form, "dual")
   for (l in fit$lambda) {
     ref <- drop(ref_loo_qr(x, y, lambda = l))
     expect_equal(unname(loo_predict(fit, l)), ref, tolerance = 1e-9, info = format(l))
@@ -65,7 +65,7 @@ test_that("the engine validator rejects malformed engines; damaged fits get clea
   validate <- getFromNamespace("validate_engine", "rlsc")
   eng <- unclass(fit$engine)
   expect_error(validate(structure(eng[-1], class = class(fit$engine))), "malformed rlsc engine: its fields must be")
-  bad <- fit$engine
+  bad <- rlsc(as.matrix(mtcars[1:8, -1]), mtcars$mpg[1:8])$engine   # dual: it holds its rows
   bad$basis <- bad$basis[-1, ]
   expect_error(validate(bad), "malformed rlsc engine: `basis` must be n x r")
   bad <- fit$engine
@@ -79,7 +79,7 @@ test_that("the engine validator rejects malformed engines; damaged fits get clea
   expect_error(predict(damaged, as.matrix(mtcars[, -1])), "malformed rlsc engine")
   damaged <- fit
   damaged$nobs <- 1e9
-  expect_error(coef(damaged), "not a valid rlsc fit: `nobs`, `y` and `weights` must agree")
+  expect_error(coef(damaged), "not a valid rlsc fit: `nobs`, `y`, `weights` and its data must agree")
   damaged <- fit
   damaged$weights[3] <- -1
   expect_error(fitted(damaged), "finite non-negative weights")

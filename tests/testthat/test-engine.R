@@ -10,7 +10,7 @@ call_c <- function(name, args) do.call(.Call, c(list(getFromNamespace(name, "rls
 threads_error <- "'threads' must be a positive whole number"
 entry_points <- list(
   C_rlsc_moments = list(
-    ok = list(matrix(1, 4, 2), matrix(1, 4, 1), rep(1, 4), TRUE, 1L),
+    ok = list(matrix(1, 4, 2), matrix(1, 4, 1), rep(1, 4), c(1, 1), 1, TRUE, 1L),
     bad = list(
       list(1:8, "'x' must be a double matrix"), list(c(1, 2), "'x' must be a matrix"),
       list(matrix(1L, 4, 2), "'x' must be a double matrix"), list(NULL, "'x' must be a double matrix"),
@@ -18,10 +18,13 @@ entry_points <- list(
       list(matrix(1, 3, 1), "'y' must have 4 rows"), list(1, "'y' must be a matrix"),
       list("a", "'y' must be a double matrix"), list(matrix(TRUE, 4, 1), "'y' must be a double matrix"),
       list(rep(1, 3), "'w' must have length 4"), list(rep(1L, 4), "'w' must be a double vector"),
-      list(NA, "'intercept' must be TRUE or FALSE"), list(1, "'intercept' must be TRUE or FALSE"),
+      list(1, "'shift' must have length 2"), list(1:2, "'shift' must be a double vector"),
+      list(NULL, "'shift' and 'yshift' must both be given, or neither"),
+      list(c(1, 2), "'yshift' must have length 1"), list(1L, "'yshift' must be a double vector"),
+      list(NA, "'gram' must be TRUE or FALSE"), list(1, "'gram' must be TRUE or FALSE"),
       list(0L, threads_error), list(2, threads_error), list(NA_integer_, threads_error),
       list(1:2, threads_error)),
-    arg = c(1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 4, 4, 5, 5, 5, 5)),
+    arg = c(1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 4, 4, 4, 5, 5, 6, 6, 7, 7, 7, 7)),
   C_rlsc_eigen = list(
     ok = list(diag(2), 1L),
     bad = list(
@@ -31,14 +34,14 @@ entry_points <- list(
       list(list(1), "'s' must be a double matrix"), list(-1L, threads_error), list(NULL, threads_error)),
     arg = c(rep(1, 7), 2, 2)),
   C_rlsc_project = list(
-    ok = list(matrix(1, 4, 2), c(0, 0), diag(2), rep(1, 4), 2L),
+    ok = list(matrix(1, 4, 2), c(1, 1), c(0, 0), diag(2), 2L),
     bad = list(
       list(1:8, "'x' must be a double matrix"), list(rep(1, 8), "'x' must be a matrix"),
+      list(1, "'shift' must have length 2"), list(1:2, "'shift' must be a double vector"),
       list(1, "'center' must have length 2"), list(1:2, "'center' must be a double vector"),
       list(diag(3), "'v' must have 2 rows, not 3"), list(c(1, 0), "'v' must be a matrix"),
-      list(TRUE, "'v' must be a double matrix"), list(rep(1, 3), "'w' must have length 4"),
-      list(1:4, "'w' must be a double vector"), list(0L, threads_error), list("2", threads_error)),
-    arg = c(1, 1, 2, 2, 3, 3, 3, 4, 4, 5, 5)),
+      list(TRUE, "'v' must be a double matrix"), list(0L, threads_error), list("2", threads_error)),
+    arg = c(1, 1, 2, 2, 3, 3, 4, 4, 4, 5, 5)),
   C_rlsc_loo_path = list(
     ok = list(matrix(1, 4, 2), c(2, 1), matrix(1, 2, 1), rep(0.75, 4), matrix(0, 4, 1),
               matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4), 1:4, c(1, 0.5), FALSE, FALSE, TRUE, 2L,
@@ -110,12 +113,12 @@ test_that("abs_max is the largest magnitude, NA for NA or NaN, Inf for Inf", {
 })
 
 test_that("the C entry points survive empty inputs", {
-  mom <- call_c("C_rlsc_moments", list(matrix(numeric(), 0, 2), matrix(numeric(), 0, 1), numeric(), TRUE,
-                                       1L))
+  mom <- call_c("C_rlsc_moments", list(matrix(numeric(), 0, 2), matrix(numeric(), 0, 1), numeric(), c(0, 0),
+                                       0, TRUE, 1L))
   expect_identical(mom$sumw, 0)
   expect_identical(dim(mom$sxx), c(2L, 2L))
   expect_identical(call_c("C_rlsc_eigen", list(matrix(numeric(), 0, 0), 1L))$values, numeric())
-  expect_identical(dim(call_c("C_rlsc_project", list(matrix(numeric(), 0, 2), c(0, 0), diag(2), NULL, 2L))),
+  expect_identical(dim(call_c("C_rlsc_project", list(matrix(numeric(), 0, 2), NULL, c(0, 0), diag(2), 2L))),
                    c(0L, 2L))
   path <- call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 1), rep(1, 4),
                                          matrix(0, 4, 1), matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4),
@@ -132,7 +135,7 @@ test_that("the C entry points survive empty inputs", {
                "'g' must have at least one column", fixed = TRUE)
   # a model without columns: every row projects to 0 on each direction asked for
   expect_identical(call_c("C_rlsc_project",
-                          list(matrix(numeric(), 3, 0), numeric(), matrix(numeric(), 0, 2), NULL, 1L)),
+                          list(matrix(numeric(), 3, 0), NULL, numeric(), matrix(numeric(), 0, 2), 1L)),
                    matrix(0, 3, 2))
   # L x T accumulators past INT_MAX / 2 are refused before any allocation
   nt <- 2^16
@@ -148,15 +151,23 @@ test_that("the moments merged over blocks equal the two-pass weighted moments", 
   x <- matrix(rnorm(n * 3, mean = 1e4), n)
   y <- matrix(rnorm(n * 2), n)
   w <- runif(n)
-  mom <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, TRUE, 2L)
+  shift <- x[1, ]
+  yshift <- y[1, ]
+  mom <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, shift, yshift, TRUE, 2L)
   wmean <- function(col) sum(w * col) / sum(w)   # sum() accumulates in long double
   xbar <- apply(x, 2, wmean)
   ybar <- apply(y, 2, wmean)
   xc <- sweep(x, 2, xbar)
-  expect_equal(mom$xbar, xbar, tolerance = 1e-13)
-  expect_equal(mom$ybar, ybar, tolerance = 1e-13)
+  expect_equal(shift + mom$xbar, xbar, tolerance = 1e-13)
+  expect_equal(yshift + mom$ybar, ybar, tolerance = 1e-13)
   expect_equal(mom$sxx, crossprod(xc, w * xc), tolerance = 1e-10)
   expect_equal(mom$sxy, crossprod(xc, w * sweep(y, 2, ybar)), tolerance = 1e-10)
+  # the diagonal alone (gram = FALSE), and raw moments without a shift
+  diag_only <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, shift, yshift, FALSE, 2L)
+  expect_equal(diag_only$sxx, diag(mom$sxx), tolerance = 1e-12)
+  raw <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, NULL, NULL, TRUE, 2L)
+  expect_identical(raw$xbar, c(0, 0, 0))
+  expect_equal(raw$sxx, crossprod(x, w * x), tolerance = 1e-12)
 })
 
 # Fitting and predicting never write into what they are given: every input is

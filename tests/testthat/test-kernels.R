@@ -93,39 +93,53 @@ test_that("an indefinite custom kernel warns and its negative eigenvalues are dr
   expect_warning(rlsc_short(x, y, kernel = neg, lambda = c(1, 0.1)), "not positive semi-definite")
 })
 
-test_that("the median heuristic is the median distance between distinct rows", {
+test_that("without sigma, the RBF kernel tries the median heuristic times 1/4 to 4", {
   set.seed(64)
   x <- rbind(matrix(rnorm(60), 30), matrix(0, 2, 2))
   y <- rnorm(32)
-  fit <- rlsc_short(x, y, kernel = kernel_rbf())
+  fit <- suppressWarnings(rlsc_short(x, y, kernel = kernel_rbf()))
   d <- dist(x)
-  expect_equal(fit$sigma_min, median(d[d > 0]))
-  expect_identical(rlsc_short(x, y, kernel = "rbf")$sigma_min, fit$sigma_min)
+  expect_equal(fit$kernel_grid$sigma, median(d[d > 0]) * 2^(-2:2))
+  expect_equal(fit$sigma_min, fit$kernel_grid$sigma[fit$index_kernel])
+  expect_identical(suppressWarnings(rlsc_short(x, y, kernel = "rbf"))$kernel_grid, fit$kernel_grid)
   # only rows of positive weight count
   w <- c(rep(1, 20), rep(0, 12))
-  fitw <- rlsc_short(x, y, weights = w, kernel = kernel_rbf())
-  expect_equal(fitw$sigma_min, median(dist(x[1:20, ])))
+  fitw <- suppressWarnings(rlsc_short(x, y, weights = w, kernel = kernel_rbf()))
+  expect_equal(fitw$kernel_grid$sigma, median(dist(x[1:20, ])) * 2^(-2:2))
+  # with standardize = TRUE, distances between the scaled rows
+  fits <- suppressWarnings(rlsc_short(x * 10, y, standardize = TRUE, kernel = kernel_rbf()))
+  xs <- sweep(x, 2, sqrt(colMeans(sweep(x, 2, colMeans(x))^2)), "/")
+  ds <- dist(xs)
+  expect_equal(fits$kernel_grid$sigma, median(ds[ds > 0]) * 2^(-2:2), tolerance = 1e-12)
+  # the values tried are printed
+  expect_output(print(fit), "chosen among 5 settings")
 })
 
 test_that("the C entry points reject wrong types and shapes", {
   call <- function(name, ...) .Call(getFromNamespace(name, "rlsc"), ...)
   x <- matrix(rnorm(8), 4)
   w <- rep(1, 4)
-  expect_error(call("C_rlsc_kernel_matrix", 1:8, NULL, "rbf", 1, NULL, 1L), "'x' must be a double matrix")
-  expect_error(call("C_rlsc_kernel_matrix", x, matrix(1, 2, 3), "rbf", 1, NULL, 1L), "'z' must have 2 columns")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "gauss", 1, NULL, 1L), "'type' must be")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, c("rbf", "rbf"), 1, NULL, 1L), "'type' must be a single string")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "rbf", c(1, 2), NULL, 1L), "'params' must have length 1")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "rbf", -1, NULL, 1L), "'sigma' must be finite and positive")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "polynomial", c(0.5, 1, 1), NULL, 1L), "'degree' must be")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "polynomial", c(2, NA, 1), NULL, 1L),
+  expect_error(call("C_rlsc_kernel_matrix", 1:8, NULL, "rbf", 1, NULL, NULL, NULL, 1L), "'x' must be a double matrix")
+  expect_error(call("C_rlsc_kernel_matrix", x, matrix(1, 2, 3), "rbf", 1, NULL, NULL, NULL, 1L), "'z' must have 2 columns")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "gauss", 1, NULL, NULL, NULL, 1L), "'type' must be")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, c("rbf", "rbf"), 1, NULL, NULL, NULL, 1L), "'type' must be a single string")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "rbf", c(1, 2), NULL, NULL, NULL, 1L), "'params' must have length 1")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "rbf", -1, NULL, NULL, NULL, 1L), "'sigma' must be finite and positive")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "polynomial", c(0.5, 1, 1), NULL, NULL, NULL, 1L), "'degree' must be")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "polynomial", c(2, NA, 1), NULL, NULL, NULL, 1L),
                "'scale' and 'offset' must be finite")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "precomputed", numeric(0), NULL, 1L),
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "precomputed", numeric(0), NULL, NULL, NULL, 1L),
                "must not be \"precomputed\"")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "linear", numeric(0), 1, 1L), "'center' must have length 2")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "linear", numeric(0), 1:2, 1L), "'center' must be a double vector")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "linear", numeric(0), 1, NULL, NULL, 1L),
+               "'shift' must have length 2")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "linear", numeric(0), NULL, 1, NULL, 1L),
+               "'center' must have length 2")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "linear", numeric(0), NULL, 1:2, NULL, 1L),
+               "'center' must be a double vector")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "linear", numeric(0), NULL, NULL, "a", 1L),
+               "'scale' must be a double vector")
   expect_error(call("C_rlsc_kernel_asymmetry", x), "'k' must be square")
-  ok <- list(x, w, "rbf", 1, NULL, TRUE, 2L)
+  ok <- list(x, w, "rbf", 1, NULL, NULL, NULL, TRUE, 2L)
   eig <- function(k, value) {
     args <- ok
     args[k] <- list(value)
@@ -135,17 +149,19 @@ test_that("the C entry points reject wrong types and shapes", {
   expect_error(eig(2, w[-1]), "'w' must have length 4")
   expect_error(eig(2, 0 * w), "'w' must have a positive element")
   expect_error(eig(3, "precomputed"), "'params' must have length 0")
-  expect_error(eig(5, c(0, 0, 0)), "'center' must have length 2")
-  expect_error(eig(6, NA), "'intercept' must be TRUE or FALSE")
-  expect_error(eig(7, 0L), "'threads' must be a positive whole number")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "rbf", 1, NULL, NA_integer_),
+  expect_error(eig(5, c(0, 0, 0)), "'shift' must have length 2")
+  expect_error(eig(6, c(0, 0, 0)), "'center' must have length 2")
+  expect_error(eig(7, 1), "'scale' must have length 2")
+  expect_error(eig(8, NA), "'intercept' must be TRUE or FALSE")
+  expect_error(eig(9, 0L), "'threads' must be a positive whole number")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "rbf", 1, NULL, NULL, NULL, NA_integer_),
                "'threads' must be a positive whole number")
-  expect_error(call("C_rlsc_kernel_eigen", x, w, "precomputed", numeric(0), NULL, TRUE, 1L),
+  expect_error(call("C_rlsc_kernel_eigen", x, w, "precomputed", numeric(0), NULL, NULL, NULL, TRUE, 1L),
                "'x' must be a square kernel matrix, not 4 x 2")
-  expect_error(call("C_rlsc_kernel_eigen", x * 1e200, w, "polynomial", c(9, 1, 1), NULL, TRUE, 1L),
+  expect_error(call("C_rlsc_kernel_eigen", x * 1e200, w, "polynomial", c(9, 1, 1), NULL, NULL, NULL, TRUE, 1L),
                "the kernel matrix has NA, NaN or Inf values")
   # weights that overflow only once the kernel is weighted and centered
-  expect_error(call("C_rlsc_kernel_eigen", x, w * 1e300, "polynomial", c(3, 1e3, 1), NULL, TRUE, 1L),
+  expect_error(call("C_rlsc_kernel_eigen", x, w * 1e300, "polynomial", c(3, 1e3, 1), NULL, NULL, NULL, TRUE, 1L),
                "the weighted centered kernel matrix overflows")
 })
 

@@ -27,7 +27,7 @@ test_that("dual and kernel K-fold equal refits of the training folds", {
   folds <- rep(1:4, 6)
   lambda <- c(50, 5, 0.5)
   fit <- rlsc_short(d$x, d$y, weights = w, foldid = folds, lambda = lambda)
-  expect_identical(fit$mode, "dual")
+  expect_identical(fit$form, "dual")
   ref <- ref_kfold(d$y, w, folds, lambda, function(train, held, l) {
     ref_predict(ref_coef(d$x[train, ], d$y[train], w[train], l), d$x[held, , drop = FALSE])
   })

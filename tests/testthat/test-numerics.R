@@ -95,3 +95,42 @@ test_that("in the primal form a leverage within 1e-8 of 1 gives NA rather than d
   expect_warning(fit <- rlsc_short(x, d$y, lambda = c(2, 1e-12)), "up to 1 point")
   expect_identical(fit$path$n_na, c(0, 1))
 })
+
+test_that("a large common offset of the columns costs no digits, in memory and in chunks", {
+  # every column offset by 1e8 and one row weighing 1e4 (its leverage near 1):
+  # the same data shifted back by exactly 1e8 must give the same numbers,
+  # since an unpenalized intercept makes the fit invariant to column shifts
+  rel <- function(a, b) max(abs(a - b)) / max(abs(b))
+  lam <- 10^seq(3, -3, length.out = 12)
+  check <- function(x, y, w, chunk_rows = 300, ...) {
+    u <- x - 1e8   # exact
+    a <- rlsc_short(x, y, weights = w, lambda = lam, ...)
+    b <- rlsc_short(u, y, weights = w, lambda = lam, ...)
+    expect_lt(rel(a$path$mse, b$path$mse), 1e-12)
+    expect_lt(rel(loo_predict(a, lam[6]), loo_predict(b, lam[6])), 1e-12)
+    expect_lt(rel(predict(a, x[1:5, ], lambda = lam[6]), predict(b, u[1:5, ], lambda = lam[6])), 1e-12)
+    if (is.null(list(...)$kernel) && a$form == "primal") {
+      ch <- rlsc_short(chunk_matrix(x, y, w, chunk_rows = chunk_rows), lambda = lam)
+      expect_lt(rel(ch$path$mse, b$path$mse), 1e-12)
+      expect_lt(rel(loo_predict(ch, lam[6]), loo_predict(b, lam[6])), 1e-12)
+      slopes <- function(cf) if (is.matrix(cf)) cf[-1, ] else cf[-1]   # intercepts differ by the shift
+      expect_lt(rel(slopes(coef(ch, lam[6])), slopes(coef(b, lam[6]))), 1e-12)
+    }
+    a
+  }
+  set.seed(81)
+  n <- 2000
+  x <- matrix(rnorm(n * 5), n) + 1e8
+  y <- drop((x - 1e8) %*% rnorm(5)) + rnorm(n)
+  w <- rep(1, n)
+  w[7] <- 1e4
+  expect_identical(check(x, y, w)$form, "primal")
+  check(x, factor(y > 0), w)                       # classification
+  check(x, cbind(y, -y + rnorm(n)), w)             # two response columns
+  xd <- matrix(rnorm(60 * 100), 60) + 1e8          # dual: more columns than rows
+  yd <- drop((xd - 1e8) %*% rnorm(100)) / 10 + rnorm(60)
+  wd <- rep(1, 60)
+  wd[3] <- 1e3
+  expect_identical(check(xd, yd, wd)$form, "dual")
+  check(xd, yd, wd, kernel = kernel_rbf(50))
+})

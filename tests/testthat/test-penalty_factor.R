@@ -25,7 +25,7 @@ test_that("LOO, coefficients and leverages equal refits of the bordered normal e
   wide <- make_data(12, 20, seed = 322)
   pf2 <- rep(c(0.5, 2), 10)
   fitw <- rlsc_short(wide$x, wide$y, penalty_factor = pf2, lambda = c(5, 0.5))
-  expect_identical(fitw$mode, "dual")
+  expect_identical(fitw$form, "dual")
   expect_equal(unname(coef(fitw, 0.5)), drop(ref_coef_pf(wide$x, wide$y, rep(1, 12), 0.5, pf2)), tolerance = 1e-8)
   expect_equal(unname(loo_predict(fitw, 0.5)), drop(ref_loo_pf(wide$x, wide$y, rep(1, 12), 0.5, pf2)),
                tolerance = 1e-8)

@@ -24,7 +24,7 @@ test_that("rows of tiny weight in the dual form get the fitted and LOO values of
     w <- rep(1, 20)
     w[12] <- wt
     fit <- rlsc_short(x, y, weights = w, lambda = c(10, 1))
-    expect_identical(fit$mode, "dual")
+    expect_identical(fit$form, "dual")
     for (l in fit$lambda) {
       expect_equal(unname(loo_predict(fit, l)), drop(ref_loo(x, y, w, l)), tolerance = 1e-9,
                    info = paste("weight", wt, "lambda", l))
@@ -70,7 +70,7 @@ test_that("coefficients do not underflow in the dual and kernel forms", {
   x <- matrix(rnorm(20 * 30), 20)
   y <- rnorm(20)
   fit <- rlsc_short(x * 1e100, y, lambda = c(1e201, 1e200))
-  expect_identical(fit$mode, "dual")
+  expect_identical(fit$form, "dual")
   cf <- ref_coef(x, y, lambda = 1)
   expect_equal(unname(coef(fit, 1e200)) * c(1, rep(1e100, 30)), drop(cf), tolerance = 1e-9)
   expect_equal(unname(predict(fit, x[1:3, ] * 1e100, lambda = 1e200)),
@@ -270,10 +270,11 @@ test_that("damaged fit objects are errors on entry to the methods, never a crash
     out
   }
   cases <- list(
-    list(lin, function(f) { f$nobs <- 1e9; f }, "`nobs`, `y` and `weights` must agree"),
+    list(lin, function(f) { f$nobs <- 1e9; f }, "`nobs`, `y`, `weights` and its data must agree"),
     list(lin, function(f) { f$weights[2] <- -1; f }, "finite non-negative weights"),
     list(lin, function(f) { f$nvars <- 1e9; f }, "`nvars` must be the number of `xnames`"),
-    list(lin, function(f) { f$engine$v <- f$engine$v[1:2, , drop = FALSE]; f$engine$center <- f$engine$center[1:2]; f },
+    list(lin, function(f) { f$engine$v <- f$engine$v[1:2, , drop = FALSE]; f$engine$center <- f$engine$center[1:2]
+                 f$engine$shift <- f$engine$shift[1:2]; f },
          "eigenvectors must have `nvars` = 3 rows"),
     list(kern, function(f) { f$kernel$params$sigma <- -1; f }, "a positive `sigma`"),
     list(kern, function(f) { f$engine$cross$kernel$params$sigma <- -1; f }, "a positive `sigma`"),
@@ -301,15 +302,16 @@ test_that("each field the validators check is an error naming it, for fits and t
     list(lin, function(f) { f$npos <- 21; f }, "`nobs` and `npos` must count the observations"),
     list(lin, function(f) { f$index_min <- 3L; f }, "`index_min` must index the `lambda` grid"),
     list(lin, function(f) { f$scale <- c(1, -1, 1); f }, "`scale` must hold one positive number per column"),
-    list(lin, function(f) { f$y <- cbind(f$y, f$y); f }, "its engine does not match `y`"))
+    list(lin, function(f) { f$y <- cbind(f$y, f$y); f }, "`y`, `weights` and its data must agree"),
+    list(lin, function(f) { f$data$rows$x <- f$data$rows$x[-1, ]; f }, "its data must agree"),
+    list(chunked, function(f) { f$data$src <- list(); f },
+         "`data` must describe its rows in memory or in chunks"))
   engines <- list(
-    list(lin, function(e) { e$values <- as.integer(e$values); e }, "`values`, `dropped`, `w`, `ybar` and `noise`"),
+    list(lin, function(e) { e$values <- as.integer(e$values); e }, "`values`, `dropped`, `ybar`, `yshift`, `sumw` and `noise`"),
     list(lin, function(e) { e$intercept <- NA; e }, "`intercept` must be TRUE or FALSE"),
-    list(lin, function(e) { e$center <- as.character(e$center); e }, "`center` must be a double vector"),
+    list(lin, function(e) { e$center <- as.character(e$center); e }, "`center` and `shift` must be double vectors"),
     list(lin, function(e) { e["v"] <- list(NULL); e }, "a primal engine needs `v` \\(d x r\\)"),
-    list(dual, function(e) { e$rows <- as.double(e$rows); e }, "a dual engine needs `kernel`, `rows`"),
-    list(chunked, function(e) { e$source$src <- list(); e },
-         "an engine fitted from chunks holds no rows and needs its chunk `source`"))
+    list(dual, function(e) { e$rows <- as.double(e$rows); e }, "a dual engine needs `kernel`, `rows`"))
   cases <- c(lapply(fits, function(case) c(case, "`object` is not a valid rlsc fit: ")),
              lapply(engines, function(case) {
                list(case[[1]], function(f) { f$engine <- case[[2]](f$engine); f }, case[[3]],

@@ -29,7 +29,7 @@ test_that("primal LOO equals brute-force refits, with and without intercept", {
 test_that("dual LOO equals brute-force refits, with and without intercept", {
   d <- make_data(15, 30, seed = 2)
   fit <- check_path(d$x, d$y)
-  expect_identical(fit$mode, "dual")
+  expect_identical(fit$form, "dual")
   check_path(d$x, d$y, intercept = FALSE)
 })
 

@@ -7,13 +7,13 @@ test_that("a sparse x gives the same results as its dense copy, primal and dual"
   for (rows in list(1:120, 1:12)) {
     sp <- rlsc_short(xs[rows, ], y[rows], weights = w[rows])
     de <- rlsc_short(as.matrix(xs[rows, ]), y[rows], weights = w[rows], lambda = sp$lambda)
-    expect_identical(sp$mode, de$mode)
+    expect_identical(sp$form, de$form)
     expect_equal(sp$path, de$path, tolerance = 1e-9)
     expect_equal(loo_predict(sp), loo_predict(de), tolerance = 1e-9)
     expect_equal(coef(sp), coef(de), tolerance = 1e-9)
     expect_equal(predict(sp, xs[1:4, ]), predict(de, as.matrix(xs[1:4, ])), tolerance = 1e-9)
   }
-  expect_identical(rlsc(xs[1:12, ], y[1:12])$mode, "dual")
+  expect_identical(rlsc(xs[1:12, ], y[1:12])$form, "dual")
 })
 
 test_that("a sparse x is checked for non-finite values", {

@@ -38,7 +38,7 @@ test_that("standardize works in the dual form, for sparse x, and leaves constant
   d <- make_data(12, 30, seed = 92)
   x <- d$x * rep(c(1, 50), each = 12 * 15)
   fit <- rlsc_short(x, d$y, standardize = TRUE)
-  expect_identical(fit$mode, "dual")
+  expect_identical(fit$form, "dual")
   xs <- sweep(x, 2, ref_scale(x), "/")
   l <- fit$lambda[50]
   expect_equal(unname(loo_predict(fit, l)), drop(ref_loo(xs, d$y, lambda = l)), tolerance = 1e-8)

@@ -1,9 +1,12 @@
-# What every chunk must look like, and how its rows become the engine's x, y
-# and weights.  The template is built from the first chunk (and the levels
-# pre-scan) on the master and sent to the workers with the chunk descriptors:
-# the column names, the response's kind and classes, for formula fits the
-# terms, factor levels and contrasts, and after pass 1 the column scales of
-# `standardize = TRUE`.
+# What every block of rows must look like, and how its data become the
+# engine's x, y, weights and folds (read_rows()).  The template of a chunk
+# source is built from the first chunk (and the levels pre-scan) on the
+# master and sent to the workers with the chunk descriptors: the column
+# names, the response's kind and classes, for formula fits the terms (without
+# an environment: they carry no data), factor levels and contrasts.  Data in
+# memory have a template of kind "rows": their blocks are already x, y, w.
+# Every kind then gets the class weights (class_weights) and, for Nystrom and
+# random-feature kernels, the feature map of one kernel setting (features.R).
 
 # The matrix interface: read() returns list(x = , y = , weights = ).
 matrix_template <- function(first, levels) {
@@ -31,12 +34,33 @@ matrix_template <- function(first, levels) {
   template
 }
 
+# The template of a chunk source made whole from its first chunk: the levels
+# (pre-scanned when not given) and, for a formula, the columns of the design
+# with every level found, not only the first chunk's.
+complete_template <- function(data) {
+  template <- scan_levels(data$src, data$template, data$progress)
+  if (template$kind == "formula") {
+    first <- data$first
+    x1 <- tryCatch(
+      design_matrix(template$terms, stats::model.frame(template$terms, first,
+                                                       na.action = stats::na.pass,
+                                                       xlev = template$xlev), template$contrasts),
+      error = function(e) {
+        stop_chunk(1L, data$src$chunks[[1L]], conditionMessage(e),
+                   " (levels the pre-scan did not see)")
+      })
+    template$xnames <- colnames(x1)
+    template$contrasts_used <- attr(x1, "contrasts")
+  }
+  template
+}
+
 # The levels pre-scan: one pass reading the values of the factor and
 # character columns (template$scan) when they were not given.
-scan_levels <- function(src, template) {
+scan_levels <- function(src, template, progress = NULL) {
   if (length(template$scan)) {
     found <- map_chunks(src, chunk_levels, merge_levels, template = template,
-                        what = "scanning the levels of")
+                        progress = progress, what = "scanning the levels of")
     for (v in names(found)) {
       template$xlev[[v]] <- found[[v]]
     }
@@ -78,15 +102,22 @@ merge_levels <- function(a, b) {
   out
 }
 
-# The engine's x (n x d, scaled by template$scale, then mapped by the feature
-# map template$features of a Nystrom or random-feature kernel, features.R),
-# y (n x T) and weights of one chunk, checked against the template.
-chunk_rows <- function(data, template) {
-  rows <- if (template$kind == "matrix") matrix_rows(data, template) else formula_rows(data, template)
-  if (!is.null(template$scale)) rows$x <- scale_columns(rows$x, template$scale)
+# The engine's x (n x d; mapped by the feature map template$features of a
+# Nystrom or random-feature kernel), y (n x T), weights (times the class
+# weights) and folds (NULL unless given) of one block, checked against the
+# template.
+read_rows <- function(data, template) {
+  rows <- switch(template$kind, rows = data, matrix = matrix_rows(data, template),
+                 formula = formula_rows(data, template))
+  if (!is.null(template$class_weights)) {
+    rows$w <- rows$w * template$class_weights[class_codes(rows$y)]
+  }
   if (!is.null(template$features)) rows$x <- feature_rows(template$features, rows$x)
   rows
 }
+
+# The class (1..K) of each row of a coded response.
+class_codes <- function(y) if (ncol(y) == 1L) 1L + (y[, 1L] > 0) else max.col(y, "first")
 
 matrix_rows <- function(data, template) {
   if (!is.list(data) || is.data.frame(data) || is.null(data$x) || is.null(data$y)) {
@@ -95,7 +126,8 @@ matrix_rows <- function(data, template) {
   x <- as_design(data$x)
   check_columns(column_names(x), template, !is.null(colnames(x)))
   n <- nrow(x)
-  list(x = x, y = chunk_response(data$y, n, template), w = chunk_weights(data$weights, n))
+  list(x = x, y = chunk_response(data$y, n, template), w = chunk_weights(data$weights, n),
+       fold = data$foldid)
 }
 
 check_columns <- function(names, template, named = TRUE) {

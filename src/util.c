@@ -1,5 +1,6 @@
-/* C trusts nothing it is handed: R validates first, these checks keep a bad
-   direct .Call from reading out of bounds. */
+/* Small helpers of every C file.  C trusts nothing it is handed: R validates
+   first, the argument checks keep a bad direct .Call from reading out of
+   bounds.  Then the sizes of row blocks, the mirror of a triangle, and max |x|. */
 #include "rlsc.h"
 
 void rlsc_check_double_matrix(SEXP x, const char *name, int *nrow, int *ncol)

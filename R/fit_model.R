@@ -1,0 +1,314 @@
+# The one driver every front door reaches (DESIGN.md, section 3): rlsc() on
+# a matrix, a formula or a chunk source builds its data (source.R) and hands
+# them, with the arguments as given, to fit_model(), which
+#   1. checks every argument once, for every data source alike (options.R);
+#   2. chooses the search: the linear model (primal from merged moments, or
+#      dual from the rows), exact kernels (dual, one engine per kernel
+#      setting), or Nystrom and random-feature kernels (primal on the
+#      features of each setting);
+#   3. for each setting builds the engine (and the fold engines of K-fold),
+#      chooses the lambda grid from its spectrum and computes the validation
+#      table at the grid and the lambdas probed beyond its ends, in one
+#      evaluation;
+#   4. keeps the best setting, warns once about what may be inaccurate or cut
+#      off, and builds the fit (fit.R).
+fit_model <- function(data, args, call) {
+  hold_blas_threads()
+  data$progress <- fit_progress(data, args)
+  checked <- check_fit_args(args, data)
+  spec <- checked$spec
+  data <- checked$data
+  search <- if (inherits(spec$kernel, "rlsc_features")) {
+    feature_search(data, spec)
+  } else if (!is.null(spec$kernel)) {
+    kernel_search(data, spec)
+  } else {
+    linear_search(data, spec)
+  }
+  best <- search_settings(search, spec)
+  new_fit(call, best, search, spec)
+}
+
+# ---- the searches ------------------------------------------------------------
+# A search: the kernel settings to try (`settings`, one NULL for the linear
+# model; `grid`, their parameters as a data frame), `build(setting)` giving
+# the setting's engine, the data its passes read, its fold engines and its
+# count of rows of positive weight, and `what` the engine decomposes (for
+# messages).
+
+linear_search <- function(data, spec) {
+  form <- spec$mode
+  if (form == "auto") form <- if (data$kind == "chunks") "primal" else {
+    npos <- sum(all_rows(data)$w > 0)
+    if (length(data$template$xnames) <= npos) "primal" else "dual"
+  }
+  if (form == "dual" && length(spec$free)) {
+    stop_arg("`penalty_factor` zeros (unpenalized columns) need the primal form, with at ",
+             "least as many observations of positive weight as columns; here ",
+             sum(all_rows(data)$w > 0), " and ", length(data$template$xnames))
+  }
+  build <- if (form == "primal") {
+    function(kern) primal_build(data, spec, spec$standardize, spec$penalty_factor)
+  } else {
+    sd <- standardize_rows(data, spec)
+    function(kern) dual_build(kernel_linear(), data, spec, sd)
+  }
+  list(settings = list(NULL), grid = NULL, build = build, form = form,
+       what = "the weighted cross-products of `x`")
+}
+
+kernel_search <- function(data, spec) {
+  kernel <- spec$kernel
+  sd <- standardize_rows(data, spec)
+  if (kernel$name == "rbf" && is.null(kernel$params$sigma)) {
+    kernel$params$sigma <- sigma_grid(sample_pass(data, spec, 1000L)$x, sd)
+  }
+  settings <- expand_kernel(kernel)
+  list(settings = settings$kernels, grid = settings$grid, form = "dual", kernel = kernel, sd = sd,
+       build = function(kern) dual_build(kern, data, spec, sd),
+       what = "the weighted centered kernel")
+}
+
+feature_search <- function(data, spec) {
+  kernel <- spec$kernel
+  xnames <- data$template$xnames
+  draw <- draw_frequencies(kernel, length(xnames))   # first: in memory and chunked alike
+  data <- split_blocks(data, feature_block_rows(kernel$m, length(xnames)))
+  size <- max(if (kernel$name == "nystrom" && is.null(kernel$landmarks)) kernel$m,
+              if (identical(kernel$landmarks, "kmeans")) 10 * kernel$m,
+              if (needs_sigma(kernel)) 1000, 0)
+  first <- if (size > 0 || spec$standardize) sample_pass(data, spec, size)
+  sd <- if (spec$standardize) scale_from_moments(first$mom)
+  if (needs_sigma(kernel)) kernel$params$sigma <- sigma_grid(first$x, sd)
+  # the sample is ordered by its random keys: its first k rows are a uniform sample
+  landmarks <- choose_landmarks(kernel, function(k) first$x[seq_len(k), , drop = FALSE],
+                                first$npos %||% Inf, xnames, sd)
+  settings <- expand_kernel(kernel)
+  build <- function(kern) {
+    map <- setting_map(kern, landmarks, draw, sd)
+    mapped <- data
+    mapped$template$features <- map
+    built <- primal_build(mapped, spec, FALSE, NULL)
+    built$engine <- feature_engine(built$engine, map)
+    if (is.list(built$folds)) built$folds <- lapply(built$folds, feature_engine, map = map)
+    built$features <- evaluation_map(map)
+    built$data$template$features <- built$features
+    built
+  }
+  list(settings = settings$kernels, grid = settings$grid, form = "primal", kernel = kernel,
+       sd = sd, build = build, what = "the weighted cross-products of the features")
+}
+
+# The primal engine of the data: pass 1 merges the moments of every block
+# (for K-fold, of every fold apart), then step 2; the column scales of
+# `standardize` come from the same moments.
+primal_build <- function(data, spec, standardize, penalty_factor) {
+  nfold <- if (spec$cv$type == "kfold") spec$cv$K
+  mom <- map_rows(data, chunk_moments, merge_moments, intercept = spec$intercept, nfold = nfold,
+                  what = "reading (pass 1)")
+  folds <- mom$folds
+  if (!is.null(nfold)) mom <- merge_folds(mom)
+  check_counts(mom$nrows, mom$npos)
+  data <- with_counts(data, mom)
+  if (data$kind == "chunks" && length(mom$xbar) > mom$npos) {
+    stop_arg("the chunks hold fewer observations of positive weight (", mom$npos,
+             ") than columns (", length(mom$xbar), "): such data need the dual form, which ",
+             "needs all rows at once; fit them in memory")
+  }
+  sd <- if (standardize) scale_from_moments(mom)
+  scale <- column_multiplier(sd, penalty_factor)
+  list(engine = primal_engine(mom, spec$intercept, scale, spec$free), data = data,
+       folds = if (!is.null(nfold)) fold_engines(folds, spec$intercept, scale, spec$free),
+       npos = mom$npos, sd = sd)
+}
+
+# The dual engine of a kernel on the rows (in memory); for K-fold a function
+# building fold k's engine, the held-out rows given weight 0.
+dual_build <- function(kernel, data, spec, sd) {
+  rows <- all_rows(data)
+  if (kernel$name != "linear" && is_sparse(rows$x)) rows$x <- as.matrix(rows$x)   # dense kernels anyway
+  scale <- column_multiplier(sd, spec$penalty_factor)
+  folds <- if (spec$cv$type == "kfold") {
+    label <- data$rows$fold
+    function(k) {
+      train <- rows
+      train$w <- rows$w * (label != k)
+      if (sum(train$w > 0) < 2L) {
+        stop_arg("every fold's training rows must hold at least 2 observations of positive ",
+                 "weight; fold ", k, " leaves ", sum(train$w > 0))
+      }
+      dual_engine(kernel, train, spec$intercept, scale)
+    }
+  }
+  list(engine = dual_engine(kernel, rows, spec$intercept, scale), data = data, folds = folds,
+       npos = sum(rows$w > 0), sd = sd)
+}
+
+# The multipliers the penalty sees the columns through: the standard
+# deviations of standardize = TRUE times sqrt(p_j) of positive penalty
+# factors (lambda p_j beta_j^2); NULL when there are none.
+column_multiplier <- function(sd, penalty_factor) {
+  if (is.null(penalty_factor)) return(sd)
+  (sd %||% 1) * ifelse(penalty_factor > 0, sqrt(penalty_factor), 1)
+}
+
+# The column scales of standardize = TRUE for the dual form and kernels,
+# from the rows' moments without a Gram.
+standardize_rows <- function(data, spec) {
+  if (!spec$standardize) return(NULL)
+  rows <- all_rows(data)
+  scale_from_moments(block_moments(rows$x, rows$y, rows$w, spec$intercept, gram = FALSE))
+}
+
+# The sampling pass (sample.R): `size` rows of positive weight, the counts
+# and, with standardize = TRUE, the moments for the column scales.
+sample_pass <- function(data, spec, size) {
+  first <- map_rows(data, block_sample, merge_samples, intercept = spec$intercept, size = size,
+                    seed = sample.int(.Machine$integer.max %/% 2L, 1L),
+                    moments = spec$standardize, what = "sampling")
+  check_counts(first$n, first$npos)
+  first
+}
+
+check_counts <- function(n, npos) {
+  if (n < 2) stop_arg("the chunks must hold at least 2 rows, not ", n)
+  if (npos < 2) stop_arg("the weights must be positive for at least 2 observations, not ", npos)
+}
+
+# ---- the search over the settings -------------------------------------------
+
+# Each setting's engine and validation table; the best setting, by the
+# criterion at its lambda_min (ties to the LOO squared error for "misclass",
+# then to the first setting), with what the fit keeps of it.
+search_settings <- function(search, spec) {
+  crit <- spec$crit
+  settings <- search$settings
+  nk <- length(settings)
+  tiebreak <- crit$name == "misclass"
+  bar <- if (show_progress(nk)) {
+    cli::cli_progress_bar("Exact LOO over the kernel parameters", total = nk)
+  }
+  tables <- vector("list", nk)
+  scores <- rep(NA_real_, nk)
+  best <- NULL
+  for (j in seq_len(nk)) {
+    built <- search$build(settings[[j]])
+    grid <- grid_table(built, spec, search$what)
+    tables[[j]] <- grid$path
+    value <- grid$path[[crit$name]] * if (crit$maximize) -1 else 1
+    if (any(!is.na(value))) {
+      sel <- select_lambda(value, grid$path[[paste0(crit$name, "_se")]],
+                           if (tiebreak) grid$path$mse)
+      score <- c(value[sel$index_min], if (tiebreak) grid$path$mse[sel$index_min])
+      scores[j] <- score[1L]
+      if (is.null(best) || better_score(score, best$score)) {
+        best <- c(built, grid, list(j = j, score = score, setting = settings[[j]]))
+      }
+    }
+    rm(built)
+    if (!is.null(bar)) cli::cli_progress_update(id = bar)
+  }
+  if (!is.null(bar)) cli::cli_progress_done(id = bar)
+  if (is.null(best)) {
+    stop_arg("the ", if (spec$cv$type == "kfold") "cross-validation" else "leave-one-out",
+             " criterion is undefined (NA) at every value of `lambda`",
+             if (nk > 1L) " for every kernel parameter", "; use larger values of `lambda`")
+  }
+  best$tables <- tables
+  best$scores <- scores
+  best
+}
+
+# The lambda grid of an engine and its validation table, computed at the grid
+# and at the lambdas beyond_grid() may probe past its ends in one evaluation.
+# The default grid ends at lambda = 0 when least squares is defined and
+# accurate there (least_squares_candidate()) and no point is interpolated at
+# 0 (else the grid is made again without it).
+grid_table <- function(built, spec, what) {
+  eng <- built$engine
+  lambda <- spec$lambda
+  zero <- FALSE
+  if (is.null(lambda)) {
+    check_spectrum_range(eng$values, what)
+    zero <- least_squares_candidate(eng, built$npos)
+    lambda <- default_lambda(eng$values, spec$nlambda, zero)
+  }
+  repeat {
+    probes <- setdiff(beyond_probes(eng, lambda), lambda)
+    extended <- validation_table(eng, built$data, c(lambda, probes), spec$crit, built$folds,
+                                 spec$cv$K)
+    path <- extended[seq_along(lambda), ]
+    defined <- path$n_na == 0
+    if (!all(is.finite(path$mse[defined]))) {
+      stop_arg("the leave-one-out errors overflow: `y` (or `x`) is too large in magnitude; ",
+               "rescale it")
+    }
+    if (!zero || path$n_na[length(lambda)] == 0) break
+    zero <- FALSE
+    lambda <- default_lambda(eng$values, spec$nlambda, FALSE)
+  }
+  attr(path, "folds") <- attr(extended, "folds")
+  list(lambda = lambda, path = path, extended = extended)
+}
+
+# Lexicographic comparison of (criterion, tie-break): strictly better only, so
+# the first kernel setting wins ties.
+better_score <- function(a, b) {
+  for (k in seq_along(a)) if (a[k] != b[k]) return(a[k] < b[k])
+  FALSE
+}
+
+show_progress <- function(total) {
+  total > 1L && isTRUE(getOption("rlsc.progress", TRUE)) && interactive() &&
+    requireNamespace("cli", quietly = TRUE)
+}
+
+# One progressor (progressr) for the passes over the chunks of a chunk
+# source: a step per chunk and pass, the number of passes estimated from the
+# arguments (a levels pass, a sampling pass for feature kernels, two passes
+# per kernel setting).  NULL for data in memory or without progressr.
+fit_progress <- function(data, args) {
+  if (data$kind != "chunks" || !requireNamespace("progressr", quietly = TRUE)) return(NULL)
+  kernel <- args$kernel
+  settings <- if (inherits(kernel, "rlsc_kernel")) max(1, prod(lengths(kernel$params))) else 1
+  passes <- (length(data$template$scan) > 0) + inherits(kernel, "rlsc_features") + 2 * settings
+  progressr::progressor(steps = length(data$src$chunks) * passes)
+}
+
+# ---- the fit -------------------------------------------------------------------
+
+# The warnings of the chosen setting, and the fit.
+new_fit <- function(call, best, search, spec) {
+  eng <- best$engine
+  data <- best$data
+  data$progress <- NULL
+  lambda <- best$lambda
+  warn_undefined(best$path$n_na)
+  warn_unreliable(eng, lambda)
+  if (inherits(eng, "rlsc_dual")) {
+    warn_direct_rows(direct_rows_loose(eng, all_rows(data)$y, lambda), lambda)
+  }
+  sel <- select_fit(best$path, spec$crit)
+  # without any direction (a constant kernel) every lambda gives the same fit
+  if (length(eng$values)) check_boundary(best$extended, eng, lambda, sel$index_min, spec$crit)
+  # (settings that all give the same criterion leave nothing to extend)
+  if (length(unique(best$scores)) > 1L) warn_kernel_boundary(search$grid, best$j)
+  kernel <- if (!is.null(best$setting)) {
+    chosen <- best$setting
+    rbf <- identical(chosen$name, "rbf") || identical(chosen$base, "rbf") ||
+      chosen$name == "random_features"
+    grid <- search$grid
+    kernel_path <- if (is.null(grid)) best$tables[[1L]] else {
+      cbind(grid[rep(seq_len(nrow(grid)), vapply(best$tables, nrow, 1L)), , drop = FALSE],
+            do.call(rbind, best$tables))
+    }
+    rownames(kernel_path) <- NULL
+    list(kernel = chosen, sigma_min = if (rbf) chosen$params$sigma, kernel_grid = grid,
+         kernel_path = kernel_path, index_kernel = best$j, features = best$features)
+  }
+  if (!is.null(kernel) && !spec$keep_eigen && inherits(eng, "rlsc_dual")) {
+    eng <- new_snapshot(eng, data, lambda)
+  }
+  new_rlsc(call, eng, data, best$path, sel, spec, form = search$form, sd = best$sd %||% search$sd,
+           kernel = kernel)
+}

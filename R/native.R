@@ -1,0 +1,59 @@
+# The R side of each C entry point (src/rlsc.h): one adapter per routine,
+# with named arguments, the only place that calls .Call.  Each holds a
+# threaded BLAS to one thread for the call (hold_blas_threads(), R/threads.R)
+# and passes the package's thread count; R has validated the values, C checks
+# types and dimensions again.
+
+# Step 1: weighted means and centered co-moments of x - shift and y - yshift
+# (shift NULL: raw moments, no intercept); `gram` FALSE forms only the
+# diagonal of the Gram.
+c_moments <- function(x, y, w, shift = NULL, yshift = NULL, gram = TRUE) {
+  hold_blas_threads()
+  .Call(C_rlsc_moments, x, y, w, shift, yshift, gram, thread_count())
+}
+
+# Step 2: the symmetric eigendecomposition, largest eigenvalue first.
+c_eigen <- function(s) {
+  hold_blas_threads()
+  .Call(C_rlsc_eigen, s, thread_count())
+}
+
+# B = ((x - shift) - center) v, in row blocks (no centered copy of x).
+c_project <- function(x, shift, center, v) {
+  hold_blas_threads()
+  .Call(C_rlsc_project, x, shift, center, v, thread_count())
+}
+
+# Step 3 for one set of rows (R/path.R, row_path()).
+c_loo_path <- function(basis, values, g, q, r0, y, w, omega, rows, lambda, complement,
+                       classify, keep, perp, unit) {
+  hold_blas_threads()
+  .Call(C_rlsc_loo_path, basis, values, g, q, r0, y, w, omega, rows, lambda, complement,
+        classify, keep, thread_count(), perp, unit)
+}
+
+# k(x_i, z_j) of a built-in kernel (z NULL: z = x), the rows of both moved to
+# the origin, ((x - shift) - center) / scale, first (each part NULL: none).
+c_kernel_matrix <- function(x, z, type, params, shift = NULL, center = NULL, scale = NULL) {
+  hold_blas_threads()
+  .Call(C_rlsc_kernel_matrix, x, z, type, params, shift, center, scale, thread_count())
+}
+
+# The eigendecomposition of the weighted double-centered kernel of the rows
+# of positive weight (type "precomputed": x is the kernel matrix).
+c_kernel_eigen <- function(x, w, type, params, shift, center, scale, intercept) {
+  hold_blas_threads()
+  .Call(C_rlsc_kernel_eigen, x, w, type, params, shift, center, scale, intercept, thread_count())
+}
+
+c_kernel_asymmetry <- function(k) .Call(C_rlsc_kernel_asymmetry, k)
+
+# max |x| of a double vector in one pass: NA when x has NA or NaN.
+c_abs_max <- function(x) .Call(C_rlsc_abs_max, x)
+
+# OpenMP's view of the machine and the BLAS's threads (src/threads.c).
+c_thread_info <- function() .Call(C_rlsc_thread_info)
+
+# Sets a threaded BLAS's threads (found by symbol at load); returns the number
+# it had (1 when there is no such BLAS).
+c_blas_set_threads <- function(n) .Call(C_rlsc_blas_set_threads, n)

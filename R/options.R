@@ -1,0 +1,327 @@
+# Every argument of a fit, checked once, in the driver (fit_model() calls
+# check_fit_args()), for every data source alike: an option a source cannot
+# take is an error here that names the argument, never a failure deeper down.
+# Messages: see stop_arg().
+
+# The checked options of a fit (`spec`) and its completed data (`data`):
+# for data in memory the design, the coded response, the weights and folds;
+# for a chunk source its template, levels scanned.  `args` holds the
+# arguments of rlsc() as given (`given`: the names the caller supplied).
+check_fit_args <- function(args, data) {
+  chunks <- data$kind == "chunks"
+  given <- args$given
+  if (chunks) reject_chunk_args(args)
+  intercept <- check_flag(args$intercept, "intercept")
+  if (chunks) {
+    data <- chunk_data(data$src, complete_template(data), data$progress)
+    resp <- data$resp
+    kernel <- check_chunk_kernel(args$kernel)
+    n <- NA
+  } else {
+    x <- as_design(args$x)
+    kernel <- check_kernel(args$kernel, x, args$y)
+    n <- nrow(x)
+    if (n < 2L) stop_arg("`x` must have at least 2 rows, not ", n)
+    coded <- encode_response(args$y, n)
+    resp <- list(y0 = coded$y[0L, , drop = FALSE], type = coded$type, classes = coded$classes,
+                 multi = coded$multi, yfactor = coded$yfactor)
+  }
+  weights <- if (!chunks) check_weights(args$weights, n)
+  class_weights <- class_weight_of(args$class_weights, resp, data, if (!chunks) coded$y)
+  if (intercept && !chunks) {
+    check_weight_share(if (is.null(class_weights)) weights else {
+      weights * class_weights[class_codes(coded$y)]
+    })
+  }
+  nlambda <- check_count(args$nlambda, "nlambda")
+  lambda <- check_lambda(args$lambda)
+  cv <- check_cv(args$cv, args$foldid, n, chunks)
+  crit <- check_criterion(args$criterion, resp, cv$type)
+  crit <- check_per_response(args$per_response, crit, resp)
+  mode <- check_mode(args$mode, kernel, chunks)
+  standardize <- check_flag(args$standardize, "standardize")
+  keep_eigen <- check_flag(args$keep_eigen, "keep_eigen")
+  if (standardize && identical(kernel$name, "precomputed")) {
+    stop_arg("`standardize` = TRUE needs the data matrix, but `x` is a precomputed kernel")
+  }
+  xnames <- if (chunks) data$template$xnames else column_names(x)
+  pf <- check_penalty_factor(args$penalty_factor, xnames, kernel)
+  if (any(pf == 0) && mode == "dual") {
+    stop_arg("`penalty_factor` zeros (unpenalized columns) need the primal form, with at ",
+             "least as many observations of positive weight as columns; here ",
+             sum(weights > 0), " and ", length(xnames))
+  }
+  if (!chunks) {
+    data <- memory_data(x, coded$y, weights, cv$folds, resp, xnames, !is.null(colnames(x)))
+  }
+  data$template$class_weights <- class_weights
+  spec <- list(intercept = intercept, nlambda = nlambda, lambda = lambda, cv = cv, crit = crit,
+               mode = mode, standardize = standardize, keep_eigen = keep_eigen, kernel = kernel,
+               penalty_factor = pf, free = which(pf == 0))
+  list(spec = spec, data = data)
+}
+
+# What a chunk source cannot take: its rows, weights and folds come from the
+# chunks, and it is fitted in the primal form.
+reject_chunk_args <- function(args) {
+  for (arg in intersect(args$given, c("y", "weights"))) {
+    stop_arg("`", arg, "` comes from the chunks of a chunk source: read() returns ",
+             "list(x = , y = , weights = ) or a data frame")
+  }
+  if (isTRUE(args$keep_eigen)) {
+    stop_arg("`keep_eigen` applies to kernel fits, which a chunk source cannot have")
+  }
+}
+
+# `mode`: "auto" picks the form when the rows are counted (fit_model());
+# kernel fits are dual, Nystrom and random-feature fits primal, chunk sources
+# primal.
+check_mode <- function(mode, kernel, chunks) {
+  if (is.character(mode) && length(mode) == 3L) mode <- mode[1L]   # the default
+  if (!is.character(mode) || length(mode) != 1L || !mode %in% c("auto", "primal", "dual")) {
+    stop_arg("`mode` must be \"auto\", \"primal\" or \"dual\", not ", paste(format(mode), collapse = " "))
+  }
+  if (inherits(kernel, "rlsc_features")) {
+    if (mode == "dual") {
+      stop_arg("`mode` = \"dual\" does not apply to ", kernel$name, "() kernels: their fit is ",
+               "the primal form, a ridge regression on the features")
+    }
+    return("primal")
+  }
+  if (!is.null(kernel)) {
+    if (mode == "primal") stop_arg("`mode` = \"primal\" needs the linear kernel; kernel fits are dual")
+    return("dual")
+  }
+  if (chunks) {
+    if (mode == "dual") stop_arg("`mode`: a chunk source is fitted in the primal form only")
+    return("primal")
+  }
+  mode
+}
+
+# The kernels a chunk source can be fitted with: the linear one, and the
+# Nystrom and random-feature kernels, whose features are computed chunk by
+# chunk.
+check_chunk_kernel <- function(kernel) {
+  if (inherits(kernel, "rlsc_features")) return(kernel)
+  if (!identical(kernel, "linear") && !identical(kernel, kernel_linear())) {
+    stop_arg("a kernel fit needs all rows at once (its n x n kernel matrix): it cannot be ",
+             "fitted from chunks; use the linear kernel, nystrom() or random_features(), or a ",
+             "data set that fits in memory")
+  }
+  NULL
+}
+
+# The criterion of rlsc(): a name ("mse", "mae", "misclass", "auc", "gcv",
+# "custom") with what choosing by it needs.
+check_criterion <- function(criterion, resp, cv = "loo") {
+  classify <- resp$type == "classification"
+  if (is.function(criterion)) {
+    return(list(name = "custom", fun = criterion, maximize = FALSE, classes = resp$classes))
+  }
+  if (identical(cv, "gcv")) {
+    if (!is.null(criterion) && !identical(criterion, "mse")) {
+      stop_arg("`cv` = \"gcv\" is a criterion of its own (the squared error); `criterion` must ",
+               "be NULL or \"mse\", not ", paste(format(criterion), collapse = " "))
+    }
+    return(list(name = "gcv", maximize = FALSE))
+  }
+  name <- criterion %||% if (classify) "misclass" else "mse"
+  known <- c("mse", "mae", "misclass", "auc")
+  if (!is.character(name) || length(name) != 1L || !name %in% known) {
+    stop_arg("`criterion` must be \"mse\", \"mae\", \"misclass\", \"auc\" or a function of ",
+             "(y, pred, weights), not ", paste(format(criterion), collapse = " "))
+  }
+  if (name == "misclass" && !classify) {
+    stop_arg("`criterion` = \"misclass\" needs a factor response; `y` is numeric")
+  }
+  if (name == "auc" && !(classify && length(resp$classes) == 2L)) {
+    stop_arg("`criterion` = \"auc\" needs a response with two classes")
+  }
+  list(name = name, maximize = name == "auc", classes = resp$classes)
+}
+
+# How rlsc() validates: `cv` = "loo" (the default), "gcv", or a number of
+# folds K; `foldid` (fold labels, glmnet's meaning) gives the folds instead.
+check_cv <- function(cv, foldid, n, chunks = FALSE) {
+  if (chunks) {
+    if (!is.null(foldid)) {
+      stop_arg("`foldid` of a chunk source comes from the chunks: read() returns ",
+               "list(x = , y = , weights = , foldid = ); or give `cv` = K")
+    }
+    n <- Inf   # checked against the folds of each chunk
+  }
+  if (!is.null(foldid)) {
+    if (!(is.numeric(foldid) || is.factor(foldid) || is.character(foldid)) ||
+        !is.null(dim(foldid)) || length(foldid) != n) {
+      stop_arg("`foldid` must be a vector of fold labels, one per row (", n, "), not ",
+               if (length(foldid) != n && is.atomic(foldid)) paste("of length", length(foldid)) else describe(foldid))
+    }
+    if (anyNA(foldid)) stop_arg("`foldid` must not contain NA values")
+    folds <- make_folds(NULL, foldid, n)
+    if (max(folds) < 2L) stop_arg("`foldid` must have at least 2 folds, not 1")
+    return(list(type = "kfold", K = max(folds), folds = folds))
+  }
+  if (is.character(cv) && length(cv) == 1L && cv %in% c("loo", "gcv")) return(list(type = cv))
+  if (!is.numeric(cv) || length(cv) != 1L || !is.finite(cv) || cv != round(cv) || cv < 2 || cv > n) {
+    stop_arg("`cv` must be \"loo\", \"gcv\" or a whole number of folds ",
+             if (is.finite(n)) paste("from 2 to", n) else "of at least 2", ", not ",
+             paste(format(cv, trim = TRUE), collapse = " "))
+  }
+  K <- as.integer(cv)
+  list(type = "kfold", K = K, folds = if (!chunks) make_folds(K, NULL, n))
+}
+
+# per_response = TRUE: one lambda per response column, chosen by that
+# column's mean squared error.
+check_per_response <- function(per_response, crit, resp) {
+  crit$per_response <- check_flag(per_response, "per_response")
+  crit$responses <- colnames(resp$y0) %||% paste0("y", seq_len(ncol(resp$y0)))
+  if (crit$per_response && !crit$name %in% c("mse", "misclass")) {
+    stop_arg("`per_response` = TRUE chooses each column's lambda by its squared error: ",
+             "`criterion` must be NULL or \"mse\", not \"", crit$name, "\"")
+  }
+  crit
+}
+
+# Checks of single arguments, shared by rlsc() and its methods.
+
+as_design_matrix <- function(x, arg = "x") {
+  if (is.data.frame(x)) {
+    ok <- vapply(x, function(col) is.numeric(col) || is.logical(col), logical(1))
+    if (!all(ok)) {
+      bad <- names(x)[!ok][1]
+      stop_arg("`", arg, "` must have numeric columns only; column ", sQuote(bad, FALSE),
+               " is ", describe(x[[bad]]), " (use the formula interface for factors)")
+    }
+    x <- as.matrix(x)
+  }
+  if ((is.numeric(x) || is.logical(x)) && is.null(dim(x))) x <- matrix(x, ncol = 1L)
+  if (!is.matrix(x) || !(is.numeric(x) || is.logical(x))) {
+    stop_arg("`", arg, "` must be a numeric matrix or data frame, not ", describe(x))
+  }
+  if (!is.double(x)) storage.mode(x) <- "double"
+  if (!all_finite(x)) stop_arg("`", arg, "` must not contain NA, NaN or Inf values")
+  x
+}
+
+check_flag <- function(x, arg) {
+  if (!is.logical(x) || length(x) != 1L || is.na(x)) {
+    stop_arg("`", arg, "` must be TRUE or FALSE, not ", describe(x))
+  }
+  x
+}
+
+check_weights <- function(weights, n) {
+  if (is.null(weights)) return(rep(1, n))
+  if (!is.numeric(weights) || !is.null(dim(weights))) {
+    stop_arg("`weights` must be a numeric vector, not ", describe(weights))
+  }
+  if (length(weights) != n) {
+    stop_arg("`weights` must have length ", n, " (the number of rows of `x`), not ",
+             length(weights))
+  }
+  weights <- as.double(weights)
+  if (!all_finite(weights)) stop_arg("`weights` must not contain NA, NaN or Inf values")
+  if (any(weights < 0)) stop_arg("`weights` must be non-negative")
+  if (!is.finite(sum(weights))) {
+    stop_arg("`weights` must have a finite sum, not Inf (the largest is ",
+             format(max(weights), digits = 3), "); divide them by a constant, which changes ",
+             "only the scale of `lambda`")
+  }
+  if (sum(weights > 0) < 2L) {
+    stop_arg("`weights` must be positive for at least 2 observations, not ",
+             sum(weights > 0))
+  }
+  weights
+}
+
+# With an intercept the leverage of observation i is at least its share of the
+# weight, w_i / sum(w): a share within 1e-6 of 1 (the threshold at which a LOO
+# value of the direct form is undefined, src/path.c) leaves that observation
+# without a LOO value at every lambda, and no lambda helps.
+check_weight_share <- function(weights) {
+  i <- which.max(weights)
+  total <- sum(weights)
+  rest <- (total - weights[i]) / total   # no copy of the weights, but cancels:
+  if (rest <= 2e-6) rest <- sum(weights[-i]) / total   # exactly where it decides
+  if (rest <= 1e-6) {
+    stop_arg("`weights` must leave more than 1e-6 of their total to the other observations ",
+             "when there is an intercept, not ", format(rest, digits = 3), ": observation ", i,
+             " has the rest, so its leverage is 1 and its leave-one-out value undefined at ",
+             "every `lambda`")
+  }
+}
+
+check_lambda <- function(lambda) {
+  if (is.null(lambda)) return(NULL)
+  if (!is.numeric(lambda) || !is.null(dim(lambda))) {
+    stop_arg("`lambda` must be a numeric vector, not ", describe(lambda))
+  }
+  if (!length(lambda)) stop_arg("`lambda` must have at least one value")
+  if (!all_finite(lambda)) stop_arg("`lambda` must not contain NA, NaN or Inf values")
+  if (any(lambda < 0)) stop_arg("`lambda` must be non-negative; it has ", sum(lambda < 0),
+                                " negative value(s)")
+  sort(unique(as.double(lambda)), decreasing = TRUE)
+}
+
+check_count <- function(x, arg, min = 1L) {
+  if (!(is.numeric(x) || identical(x, NA)) || length(x) != 1L) {
+    stop_arg("`", arg, "` must be a whole number of at least ", min, ", not ", describe(x))
+  }
+  if (!is.finite(x) || x != round(x) || x < min || x > .Machine$integer.max) {
+    stop_arg("`", arg, "` must be a whole number of at least ", min, ", not ", format(x))
+  }
+  as.integer(x)
+}
+
+# Dense or sparse design, checked; dense goes through as_design_matrix().
+as_design <- function(x, arg = "x") {
+  if (!is_sparse(x)) return(as_design_matrix(x, arg))
+  x <- methods::as(methods::as(methods::as(x, "dMatrix"), "generalMatrix"), "CsparseMatrix")
+  if (!all_finite(x@x)) stop_arg("`", arg, "` must not contain NA, NaN or Inf values")
+  x
+}
+
+# `class_weights`: "balanced" (each class weighs n / (K n_k), as scikit-learn's)
+# or a named vector of one weight per class: the weight of each class (NULL:
+# none), which read_rows() multiplies into the observation weights.  A chunk
+# source counts its classes in a pass for "balanced".
+class_weight_of <- function(class_weights, resp, data, y = NULL) {
+  if (is.null(class_weights)) return(NULL)
+  if (resp$type != "classification") {
+    stop_arg("`class_weights` needs a classification fit; `y` is numeric")
+  }
+  classes <- resp$classes
+  if (identical(class_weights, "balanced")) {
+    counts <- if (!is.null(y)) tabulate(class_codes(y), length(classes)) else class_counts(data)
+    out <- sum(counts) / (length(classes) * counts)
+    out[counts == 0] <- 0
+    return(out)
+  }
+  if (!is.numeric(class_weights) || is.null(names(class_weights)) ||
+      !setequal(names(class_weights), classes) || anyDuplicated(names(class_weights))) {
+    stop_arg("`class_weights` must be \"balanced\" or a vector named by the classes (",
+             paste(classes, collapse = ", "), ")")
+  }
+  if (!all_finite(as.double(class_weights)) || any(class_weights < 0)) {
+    stop_arg("`class_weights` must be finite and non-negative")
+  }
+  unname(as.double(class_weights[classes]))
+}
+
+check_penalty_factor <- function(pf, xnames, kernel) {
+  if (is.null(pf)) return(NULL)
+  if (!is.null(kernel)) {
+    stop_arg("`penalty_factor` applies to the columns of a linear model, not to a kernel fit")
+  }
+  if (!is.numeric(pf) || !is.null(dim(pf)) || length(pf) != length(xnames)) {
+    stop_arg("`penalty_factor` must be a numeric vector with one value per column of `x` (",
+             length(xnames), "), not ",
+             if (is.numeric(pf)) paste("of length", length(pf)) else describe(pf))
+  }
+  pf <- as.double(pf)
+  if (!all_finite(pf)) stop_arg("`penalty_factor` must not contain NA, NaN or Inf values")
+  if (any(pf < 0)) stop_arg("`penalty_factor` must be non-negative")
+  pf
+}
