@@ -1,4 +1,4 @@
-# The one driver every front door reaches (DESIGN.md, section 3): rlsc() on
+# The one driver every front door reaches (DESIGN.md, "The data flow"): rlsc() on
 # a matrix, a formula or a chunk source builds its data (source.R) and hands
 # them, with the arguments as given, to fit_model(), which
 #   1. checks every argument once, for every data source alike (options.R);
