@@ -309,6 +309,10 @@ new_fit <- function(call, best, search, spec) {
   if (!is.null(kernel) && !spec$keep_eigen && inherits(eng, "rlsc_dual")) {
     eng <- new_snapshot(eng, data, lambda)
   }
+  rownames <- rownames(data$rows$x)
+  # a dual engine holds the rows new data need; the methods read only y and w
+  # of the data (a saved fit would otherwise hold x twice)
+  if (data$kind == "memory" && !inherits(eng, "rlsc_primal")) data$rows["x"] <- list(NULL)
   new_rlsc(call, eng, data, best$path, sel, spec, form = search$form, sd = best$sd %||% search$sd,
-           kernel = kernel)
+           kernel = kernel, rownames = rownames)
 }
