@@ -267,12 +267,13 @@ show_progress <- function(total) {
 # source: a step per chunk and pass, the number of passes estimated from the
 # arguments (a levels pass, a sampling pass for feature kernels, two passes
 # per kernel setting).  NULL for data in memory or without progressr.
-fit_progress <- function(data, args) {
+# The progressor finishes when the fit (the caller's frame) returns.
+fit_progress <- function(data, args, envir = parent.frame()) {
   if (data$kind != "chunks" || !requireNamespace("progressr", quietly = TRUE)) return(NULL)
   kernel <- args$kernel
   settings <- if (inherits(kernel, "rlsc_kernel")) max(1, prod(lengths(kernel$params))) else 1
   passes <- (length(data$template$scan) > 0) + inherits(kernel, "rlsc_features") + 2 * settings
-  progressr::progressor(steps = length(data$src$chunks) * passes)
+  progressr::progressor(steps = length(data$src$chunks) * passes, envir = envir)
 }
 
 # ---- the fit -------------------------------------------------------------------

@@ -234,3 +234,31 @@ test_that("a logical response is two classes, FALSE and TRUE, in memory and in c
   expect_equal(xy$path, ref$path, tolerance = 1e-12)
   expect_same_fit(rlsc(rows_source(x, df$manual, chunks = split(1:32, rep(1:4, 8)))), xy)
 })
+
+test_that("a chunked fit reports its progress on one progressor, a step per chunk and pass", {
+  skip_if_not_installed("progressr")
+  old <- options(progressr.enable = TRUE)
+  on.exit(options(old))
+  record <- function(expr) {
+    seen <- list()
+    withCallingHandlers(expr, progression = function(p) {
+      seen[[length(seen) + 1L]] <<- list(type = p$type, steps = p$steps, id = p$progressor_uuid)
+    })
+    types <- vapply(seen, `[[`, "", "type")
+    list(ids = unique(vapply(seen, `[[`, "", "id")), types = types,
+         steps = seen[[1L]]$steps, updates = sum(types == "update"))
+  }
+  d <- make_data(40, 3, seed = 221)
+  src <- chunk_matrix(d$x, d$y, chunk_rows = 10)   # 4 chunks
+  loo <- record(rlsc(src))
+  expect_length(loo$ids, 1L)
+  expect_identical(loo$types[c(1L, length(loo$types))], c("initiate", "finish"))
+  expect_identical(c(loo$steps, loo$updates), c(8, 8))   # moments, then the path
+  kf <- record(rlsc(src, cv = 2))
+  expect_identical(c(length(kf$ids), kf$steps, kf$updates), c(1, 8, 8))
+  # a formula whose factor levels are scanned first: three passes
+  df <- data.frame(y = d$y, g = rep(c("a", "b"), 20), x = d$x[, 1])
+  fsrc <- chunk_source(1:4, function(i) df[(i - 1) * 10 + 1:10, ])
+  fo <- record(rlsc_short(y ~ g + x, data = fsrc))
+  expect_identical(c(length(fo$ids), fo$steps, fo$updates), c(1, 12, 12))
+})
