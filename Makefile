@@ -19,7 +19,7 @@ ENGINE_CMDS := slurmctld slurmd slurmdbd munged mariadbd /usr/sbin/sshd
 CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
              _R_CHECK_SYSTEM_CLOCK_=false NOT_CRAN=true RLSC_OPENBLAS=$(CURDIR)/.deps/openblas
 
-.PHONY: deps install demo test unit check test-engines valgrind sanitize fuzz bench bench-kernel bench-scale bench-kfold \
+.PHONY: deps install demo test unit check test-engines bench-engines valgrind sanitize fuzz bench bench-kernel bench-scale bench-kfold \
         bench-peers bench-eigen bench-threads bench-deps docs clean site-deps site site-check coverage lint
 
 deps:
@@ -70,6 +70,12 @@ check test: $(TARBALL)
 # R_LIBS.  About 5 minutes.
 test-engines: deps
 	R="$(R)" bash scripts/test-engines
+
+# A chunked fit of 10^7 rows (100 parquet files, 0.9 GB, kept in
+# bench/cache/engines) in Slurm jobs against the in-memory fit: times, the
+# peak memory of each job; a few minutes (more the first time).
+bench-engines: deps
+	R="$(R)" bash scripts/test-engines scripts/engines-scale.R
 
 # The test suite under valgrind: no invalid read or write, no definitely lost
 # memory.  Installs into a private library (never the site library) and
