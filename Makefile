@@ -11,7 +11,8 @@ TARBALL := $(PKG)_$(VERSION).tar.gz
 # none is started by installing it); the R packages come from DESCRIPTION
 # (see scripts/install-deps.R: Debian's r-cran-* builds, CRAN as the fallback).
 SYS_DEPS := pandoc qpdf slurm-wlm slurmdbd munge mariadb-server postgresql openssh-server
-ENGINE_CMDS := slurmctld slurmd slurmdbd munged mariadbd /usr/sbin/sshd
+ENGINE_CMDS := /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/slurmdbd /usr/sbin/munged \
+               /usr/sbin/mariadbd /usr/sbin/sshd
 
 # The CRAN-incoming and clock checks need the internet; this machine has none.
 # NOT_CRAN=true runs the tests CRAN would skip (parallel backends, the memory

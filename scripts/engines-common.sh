@@ -2,6 +2,9 @@
 # a daemon is found through its PID file and stopped by that PID, never by
 # its name.
 
+# the daemons live in /usr/sbin, which a non-login PATH may lack
+PATH="$PATH:/usr/sbin:/sbin"
+
 # The PID in a PID file (its first line) if that process is alive and runs
 # the program `name`, else nothing: a stale file, or a PID reused since.
 live_pid() {

@@ -3,6 +3,9 @@
 # RLSC_ENGINES_STRICT, under which a missing engine or package is an error,
 # not a skip: only the known defects skip).  Ends with the counts; fails if
 # a test failed.
+# one file at a time, never in parallel processes: the tests check that no
+# Slurm job and no database session outlives a fit
+Sys.setenv(TESTTHAT_PARALLEL = "false")
 files <- sort(list.files("tests/testthat", pattern = "^test-engines-.*\\.R$"))
 rows <- lapply(files, function(file) {
   filter <- sub("^test-(.*)\\.R$", "\\1", file)

@@ -42,6 +42,17 @@ skip_unless_ssh <- function() {
   skip_unless_engine_packages("future.apply", "parallelly")
 }
 
+# The plan of the SSH tests: workers on 127.0.0.2 and 127.0.0.3, reached
+# through the port and key of scripts/sshd-local, loading rlsc from this
+# session's libraries as from a cluster's shared one.
+ssh_plan <- function() {
+  future::plan(future::cluster, workers = c("127.0.0.2", "127.0.0.3"),
+               rshopts = c("-p", Sys.getenv("RLSC_SSH_PORT"), "-i", Sys.getenv("RLSC_SSH_KEY"),
+                           "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
+                           "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR"),
+               rscript_libs = .libPaths())
+}
+
 # A data frame like a user's: a key, a numeric response, a three-class
 # response, a factor whose third level first appears in the last rows (the
 # chunks before never see it), and numeric columns.

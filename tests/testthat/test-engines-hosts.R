@@ -8,18 +8,14 @@ test_that("workers reached by SSH host name fit as in memory, sharing no session
   dir <- new_tempdir()
   df <- engine_data(8000, d = 4, seed = 61)[-1]
   paths <- write_parts(df, dir, 4, "rds")
+  plan_ssh <- ssh_plan   # travels with setup() to the fresh session
   setup <- function() {
     library(rlsc)
     # the user's workspace: a path the workers must be told, and an option
     # they do not have
     assign("root", dir, envir = globalenv())
     options(rlsc.engine_test_marker = TRUE)
-    future::plan(future::cluster, workers = c("127.0.0.2", "127.0.0.3"),
-                 rshopts = c("-p", Sys.getenv("RLSC_SSH_PORT"), "-i", Sys.getenv("RLSC_SSH_KEY"),
-                             "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=no",
-                             "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR"),
-                 # the library where rlsc is installed, as a cluster's shared one
-                 rscript_libs = .libPaths())
+    plan_ssh()
   }
   code <- c(
     "read <- function(i) readRDS(file.path(root, sprintf('part%02d.rds', i)))",
@@ -44,6 +40,34 @@ test_that("workers reached by SSH host name fit as in memory, sharing no session
   # and they ended with the plan
   pids <- vapply(out$workers, `[[`, 1L, "pid")
   expect_true(wait_until(!any(file.exists(file.path("/proc", pids))), 20))
+})
+
+test_that("a worker that dies ends the fit with an error naming its chunks, and no worker stays", {
+  skip_unless_ssh()
+  skip_unless_engine_packages("callr")
+  dir <- new_tempdir()
+  write_parts(engine_data(4000, d = 3, seed = 63)[c("y", "x1", "x2", "x3")], dir, 4, "rds")
+  plan_ssh <- ssh_plan
+  setup <- function() {
+    library(rlsc)
+    assign("root", dir, envir = globalenv())
+    plan_ssh()
+  }
+  # the worker that reads chunk 3 is killed, as by the out-of-memory killer
+  code <- c(
+    "pids <- unlist(future.apply::future_lapply(1:2, function(i) { Sys.sleep(0.5); Sys.getpid() },",
+    "                                           future.chunk.size = 1))",
+    "read <- function(i) {",
+    "  if (i == 3) tools::pskill(Sys.getpid(), tools::SIGKILL)",
+    "  readRDS(file.path(root, sprintf('part%02d.rds', i)))",
+    "}",
+    "err <- tryCatch(rlsc(y ~ ., data = chunk_source(1:4, read)), error = conditionMessage)",
+    "future::plan('sequential')"
+  )
+  out <- run_as_user(code, setup, function(env) mget(c("pids", "err"), envir = env))
+  expect_match(out$err, "^a worker failed while reading \\(pass 1\\) chunk\\(s\\) [0-9, ]*\\b3\\b")
+  expect_length(unique(out$pids), 2)
+  expect_true(wait_until(!any(file.exists(file.path("/proc", out$pids))), 20))
 })
 
 test_that("a formula fit sends the workers no copy of the user's workspace", {
