@@ -35,6 +35,14 @@ deps:
 	  $(RSCRIPT) scripts/install-deps.R; \
 	fi
 	@sh scripts/unpack-openblas.sh
+	@# parallelly (future's workers) runs `scontrol` whenever it is on the PATH,
+	@# and Debian's slurm-wlm comes without a configuration, so every
+	@# plan(multisession) printed scontrol's errors and warned: a minimal
+	@# configuration of a cluster nobody starts (make test-engines starts its
+	@# own, with SLURM_CONF)
+	@if command -v scontrol >/dev/null && [ ! -e /etc/slurm/slurm.conf ] && [ "$$(id -u)" = 0 ]; then \
+	  mkdir -p /etc/slurm && printf 'ClusterName=localhost\nSlurmctldHost=localhost\n' > /etc/slurm/slurm.conf; \
+	fi
 
 docs: deps
 	$(RSCRIPT) -e 'roxygen2::roxygenise()'
