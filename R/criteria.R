@@ -35,14 +35,23 @@ path_table <- function(path, lambda, classify, crit) {
   cols <- criteria_columns(stat, classify, ncol(path$mean) - 4L, crit)
   if (needs_values(crit)) cols[paste0(crit$name, c("", "_se"))] <- path$value
   rss <- from_unit(path$mean[, 4L], path$unit, path$power[4L])
-  if (identical(crit$name, "gcv")) {
-    # MASS::lm.ridge's RSS / (n - df)^2, with weights the weighted residual sum
-    # of squares rescaled to n observations
-    cols$gcv <- path$npos * rss / (path$npos - path$df)^2
-    cols$gcv_se <- NA_real_
-  }
+  if (identical(crit$name, "gcv")) cols[c("gcv", "gcv_se")] <- list(gcv_value(path, rss), NA_real_)
   data.frame(lambda = lambda, df = path$df, cols, rss = rss, n_na = path$n_na,
              check.names = FALSE)
+}
+
+# Generalized cross-validation (Golub, Heath and Wahba 1979), n RSS_w /
+# (n - tr H)^2 with H the whole hat matrix: tr H is the penalized part's df
+# plus one per unpenalized column and one for the intercept (mgcv's gcv.ubre
+# is the same; MASS::lm.ridge() divides RSS by (n - df)^2 with df of the
+# slopes alone, which tends to 0 as a fit interpolates: tr H = n there, not
+# n - 1).  RSS_w is the weighted mean of the squared residuals (`rss`) times
+# n, the rows of positive weight: with weights summing to n it is
+# sum(w r^2).  NA where the fit interpolates (n - tr H within rounding of 0).
+gcv_value <- function(path, rss) {
+  n <- path$npos
+  room <- n - (path$df + path$intercept)
+  ifelse(room > 1e-8 * n, n^2 * rss / room^2, NA_real_)
 }
 
 # A criterion of the predictions themselves at each lambda: the AUC (with

@@ -58,7 +58,7 @@ criterion_label <- function(criterion, cv = "loo") {
   how <- if (is.numeric(cv)) paste0(cv, "-fold CV") else "LOO"
   switch(criterion, mse = paste("mean squared", how, "error"),
          mae = paste("mean absolute", how, "error"), misclass = paste(how, "misclassification rate"),
-         auc = paste(how, "AUC"), gcv = "GCV = RSS / (n - df)^2",
+         auc = paste(how, "AUC"), gcv = "GCV = n RSS / (n - tr H)^2",
          custom = paste(how, "criterion (the `criterion` function)"))
 }
 

@@ -84,9 +84,14 @@
 #'   (over folds for K-fold; Hanley and McNeil's for the LOO AUC; none for a
 #'   function, and then `lambda_1se` is `lambda_min`).
 #' @param cv how to validate: `"loo"` (exact leave-one-out, the default),
-#'   `"gcv"` (generalized cross-validation as `MASS::lm.ridge()` defines it,
-#'   \eqn{RSS(\lambda) / (n - df(\lambda))^2}, with weights the weighted
-#'   residual sum of squares rescaled to \eqn{n} observations), or a number
+#'   `"gcv"` (generalized cross-validation, Golub, Heath and Wahba 1979:
+#'   \eqn{n \, RSS(\lambda) / (n - \mathrm{tr}\, H(\lambda))^2} with
+#'   \eqn{H} the whole hat matrix, so \eqn{\mathrm{tr}\, H} is `df` plus
+#'   one for the intercept, as `mgcv` counts it; with weights the weighted
+#'   residual sum of squares rescaled to \eqn{n} observations, \eqn{n} the
+#'   observations of positive weight. `MASS::lm.ridge()`'s GCV is
+#'   \eqn{RSS / (n - df)^2}: it leaves the intercept's degree of freedom
+#'   out, and tends to 0 as a fit interpolates), or a number
 #'   \eqn{K} of folds: exact K-fold cross-validation, every fold refitted from
 #'   the same machinery (no iteration) at every \eqn{\lambda}, the folds drawn
 #'   at random (reproducible under [set.seed()]). `fit$cv` records which.

@@ -108,3 +108,66 @@ test_that("a criterion function that fails or returns the wrong length is a clea
   expect_error(rlsc(d$x, d$y, criterion = function(y, pred, weights) stop("boom")),
                "the `criterion` function failed: boom")
 })
+
+test_that("GCV is n RSS_w / (n - tr H)^2 with the whole hat matrix, formed densely", {
+  # the hat matrix H (n x n) of the weighted ridge fit, intercept included:
+  # H = X1 (X1' W X1 + lambda P)^-1 X1' W
+  dense_gcv <- function(x, y, w, lambda, intercept) {
+    x1 <- if (intercept) cbind(1, x) else x
+    pen <- diag(c(if (intercept) 0, rep(1, ncol(x))), ncol(x1))
+    h <- x1 %*% solve(crossprod(x1, w * x1) + lambda * pen, t(w * x1))
+    r <- y - h %*% y
+    n <- sum(w > 0)
+    n^2 * (sum(w * r^2) / sum(w)) / (n - sum(diag(h)))^2
+  }
+  lambda <- c(30, 3, 0.3, 0.01)
+  for (shape in c("primal", "dual")) {
+    d <- if (shape == "primal") make_data(30, 4, seed = 321) else make_data(12, 20, seed = 322)
+    n <- nrow(d$x)
+    for (icpt in c(TRUE, FALSE)) for (weighted in c(FALSE, TRUE)) {
+      w <- if (weighted) runif(n, 0.3, 2) else rep(1, n)
+      fit <- rlsc_short(d$x, d$y, weights = if (weighted) w, lambda = lambda, intercept = icpt,
+                        cv = "gcv")
+      expect_identical(fit$form, shape)
+      ref <- vapply(lambda, function(l) dense_gcv(d$x, d$y, w, l, icpt), 1)
+      expect_equal(fit$cvm, ref, tolerance = 1e-9, info = paste(shape, icpt, weighted))
+    }
+  }
+  # a kernel fit: H from the bordered system's fits of the unit vectors
+  s <- sine_data(25, 323)
+  k <- ref_rbf(s$x, sigma = 0.7)
+  w <- runif(25, 0.5, 1.5)
+  for (icpt in c(TRUE, FALSE)) {
+    kf <- rlsc_short(s$x, s$y, weights = w, kernel = kernel_rbf(0.7), lambda = lambda,
+                     intercept = icpt, cv = "gcv")
+    ref <- vapply(lambda, function(l) {
+      h <- ref_kernel_predict(ref_bordered(k, diag(25), w, l, icpt), k)
+      r <- s$y - h %*% s$y
+      25^2 * (sum(w * r^2) / sum(w)) / (25 - sum(diag(h)))^2
+    }, 1)
+    expect_equal(kf$cvm, ref, tolerance = 1e-8, info = icpt)
+  }
+})
+
+test_that("GCV counts the intercept's degree of freedom, which MASS::lm.ridge leaves out", {
+  skip_if_not_installed("MASS")
+  lambda <- c(20, 5, 1, 0.2)
+  fit <- rlsc_short(mpg ~ ., data = mtcars, cv = "gcv", standardize = TRUE, lambda = lambda)
+  ref <- MASS::lm.ridge(mpg ~ ., data = mtcars, lambda = lambda)
+  # MASS: RSS / (n - df)^2 with df of the slopes alone; here n RSS / (n - df - 1)^2
+  n <- 32
+  df <- fit$df
+  expect_equal(fit$cvm, n * unname(ref$GCV) * (n - df)^2 / (n - df - 1)^2, tolerance = 1e-10)
+  expect_identical(fit$lambda_min, lambda[which.min(ref$GCV * (n - df)^2 / (n - df - 1)^2)])
+  expect_false(isTRUE(all.equal(fit$cvm, unname(ref$GCV))))
+  # a kernel fit that interpolates as lambda -> 0 (tr H -> n): MASS's count
+  # tends to 0 there, the whole trace keeps GCV away from the interpolant
+  x <- scale(as.matrix(mtcars[1:24, -1]))
+  kf <- rlsc_short(x, mtcars$mpg[1:24], kernel = kernel_rbf(3), cv = "gcv",
+                   lambda = 10^seq(1, -8, length.out = 30))
+  expect_gt(tail(kf$df, 1), 22.99)
+  expect_gt(tail(kf$cvm, 1), 2 * min(kf$cvm))
+  expect_gt(kf$lambda_min, 1e-3)
+  mass_count <- kf$path$rss * 24 / (24 - kf$df)^2
+  expect_identical(which.min(mass_count), 30L)
+})

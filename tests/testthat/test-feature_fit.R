@@ -394,7 +394,7 @@ test_that("K-fold, GCV and the AUC of feature fits equal refits on the same feat
   gcv <- rlsc_short(d$x, d$y, cv = "gcv", lambda = lam, kernel = nystrom(kernel_rbf(0.9), landmarks = z))
   ref_gcv <- vapply(lam, function(l) {
     r <- d$y - ref_predict(ref_coef(phi, d$y, lambda = l), phi)
-    48 * mean(r^2) / (48 - (sum(ref_hat(phi, lambda = l)) - 1))^2
+    48^2 * mean(r^2) / (48 - sum(ref_hat(phi, lambda = l)))^2
   }, 1)
   expect_equal(gcv$cvm, ref_gcv, tolerance = 1e-8)
   # the AUC of the exact LOO decision values

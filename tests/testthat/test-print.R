@@ -42,7 +42,7 @@ test_that("print() and summary() name the validation and the criterion", {
   expect_identical(header(rlsc(mpg ~ ., data = mtcars, criterion = "mae")),
                    "Exact leave-one-out criterion: mean absolute LOO error")
   gcv <- rlsc(mpg ~ ., data = mtcars, cv = "gcv")
-  expect_identical(header(gcv), "Generalized cross-validation: GCV = RSS / (n - df)^2")
+  expect_identical(header(gcv), "Generalized cross-validation: GCV = n RSS / (n - tr H)^2")
   expect_match(capture.output(print(summary(gcv))), "^Generalized cross-validation path around the minimum",
                all = FALSE)
   bin <- droplevels(iris[51:150, ])
