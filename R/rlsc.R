@@ -106,10 +106,17 @@
 #' @param penalty_factor optional non-negative numbers, one per column of `x`
 #'   (glmnet's `penalty.factor`): the penalty is \eqn{\lambda \sum_j p_j
 #'   \beta_j^2}. Columns with \eqn{p_j = 0} are not penalized, like the
-#'   intercept; the others are rescaled. LOO and K-fold stay exact.
+#'   intercept; the others are rescaled. LOO and K-fold stay exact. An
+#'   unnamed vector gives the columns' values in order; a named one is
+#'   matched by name (in any order), each name a column of `x` or, for a
+#'   formula, a term label (`"factor(cyl)"`) or a variable (`"cyl"`), which
+#'   covers every model-matrix column of the terms holding it (a more
+#'   specific name wins: a column over its term, a term over a variable); columns no
+#'   name covers keep 1. An unknown name is an error that names it.
 #' @param class_weights for classification, `"balanced"` (each class weighs
 #'   \eqn{n / (K n_k)}, as scikit-learn's) or a vector of weights named by the
-#'   classes; they multiply `weights`.
+#'   classes (classes not named weigh 1; a name that is no class is an
+#'   error); they multiply `weights`.
 #' @param kernel `"linear"` (the default, ridge regression), `"rbf"`,
 #'   `"polynomial"`, `"precomputed"` (then `x` is the \eqn{n \times n} kernel
 #'   matrix), or a kernel from [kernel_rbf()], [kernel_polynomial()],

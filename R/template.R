@@ -50,6 +50,8 @@ complete_template <- function(data) {
                    " (levels the pre-scan did not see)")
       })
     template$xnames <- colnames(x1)
+    template$assign <- attr(x1, "assign")
+    template$term_vars <- attr(x1, "term_vars")
     template$contrasts_used <- attr(x1, "contrasts")
   }
   template

@@ -93,8 +93,8 @@ test_that("class_weights multiply the observation weights", {
   expect_equal(bal$path, by_hand$path)
   named <- rlsc_short(x, y, class_weights = c(versicolor = 3, setosa = 1), lambda = c(1, 0.1))
   expect_equal(coef(named), coef(rlsc_short(x, y, weights = ifelse(y == "setosa", 1, 3), lambda = c(1, 0.1))))
-  expect_error(rlsc(x, y, class_weights = c(setosa = 1)),
-               "`class_weights` must be \"balanced\" or a vector named by the classes \\(setosa, versicolor\\)")
+  expect_error(rlsc(x, y, class_weights = c(setosa = 1, virginica = 1)),
+               "`class_weights` names class\\(es\\) the response does not have: `virginica`")
   expect_error(rlsc(x, y, class_weights = c(setosa = 1, versicolor = -1)), "must be finite and non-negative")
   expect_error(rlsc(x, as.numeric(y), class_weights = "balanced"), "`class_weights` needs a classification fit")
 })
@@ -170,4 +170,31 @@ test_that("GCV counts the intercept's degree of freedom, which MASS::lm.ridge le
   expect_gt(kf$lambda_min, 1e-3)
   mass_count <- kf$path$rss * 24 / (24 - kf$df)^2
   expect_identical(which.min(mass_count), 30L)
+})
+
+test_that("class_weights are matched to the classes by name; an unknown class is an error", {
+  x <- as.matrix(iris[, 1:4])
+  a <- rlsc_short(x, iris$Species, class_weights = c(virginica = 2, setosa = 0.5, versicolor = 1),
+                  lambda = c(1, 0.1))
+  w <- c(setosa = 0.5, versicolor = 1, virginica = 2)[as.character(iris$Species)]
+  b <- rlsc_short(x, iris$Species, weights = unname(w), lambda = c(1, 0.1))
+  expect_equal(coef(a), coef(b), tolerance = 1e-12)
+  expect_equal(unname(coef(a)), unname(ref_coef(x, ref_code(iris$Species), unname(w), a$lambda_min)),
+               tolerance = 1e-9)
+  # classes not named weigh 1
+  part <- rlsc_short(x, iris$Species, class_weights = c(virginica = 2), lambda = c(1, 0.1))
+  w2 <- ifelse(iris$Species == "virginica", 2, 1)
+  expect_equal(coef(part), coef(rlsc_short(x, iris$Species, weights = w2, lambda = c(1, 0.1))),
+               tolerance = 1e-12)
+  expect_error(rlsc(x, iris$Species, class_weights = c(virginica = 2, setosa_ = 1)),
+               "`class_weights` names class\\(es\\) the response does not have: `setosa_` \\(its classes are `setosa`, `versicolor`, `virginica`\\)")
+  expect_error(rlsc(x, iris$Species, class_weights = c(2, 1, 1)),
+               "`class_weights` must be \"balanced\" or a numeric vector named by the classes .*not an unnamed one")
+  expect_error(rlsc(x, iris$Species, class_weights = c(setosa = 1, setosa = 2)),
+               "`class_weights` must name each class once, not `setosa`")
+  # chunks: the same names, the same fit
+  src <- chunk_matrix(x, iris$Species, chunk_rows = 40)
+  expect_equal(coef(rlsc_short(src, class_weights = c(virginica = 2, setosa = 0.5), lambda = c(1, 0.1))),
+               coef(rlsc_short(x, iris$Species, class_weights = c(virginica = 2, setosa = 0.5),
+                               lambda = c(1, 0.1))), tolerance = 1e-10)
 })
