@@ -14,10 +14,19 @@
 
 # Fold labels 1..K of data in memory: `foldid` as given (any labels), else K
 # folds of sizes as equal as possible in random order (reproducible under
-# set.seed()).
-make_folds <- function(K, foldid, n) {
+# set.seed()); with `strata` (the classes of a classification fit) stratified
+# as cv.glmnet users expect of scikit-learn's StratifiedKFold: each class's
+# rows, in random order, deal the folds in turn, continuing from class to
+# class, so every fold holds each class's count within one and the folds'
+# sizes differ by at most one.
+make_folds <- function(K, foldid, n, strata = NULL) {
   if (!is.null(foldid)) return(as.integer(factor(foldid)))
-  sample(rep_len(seq_len(K), n))
+  if (is.null(strata)) return(sample(rep_len(seq_len(K), n)))
+  order <- unlist(lapply(split(seq_len(n), strata), function(i) i[sample.int(length(i))]),
+                  use.names = FALSE)
+  fold <- integer(n)
+  fold[order] <- rep_len(sample.int(K), n)
+  fold
 }
 
 # The fold of each row of block i: its label (data in memory, or `foldid` from

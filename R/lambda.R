@@ -177,6 +177,61 @@ lambda_value <- function(object, lambda) {
   if (length(hit)) grid[hit[1L]] else as.double(lambda)
 }
 
+# glmnet's `s` for a method's `lambda`: the one given (both is an error).
+glmnet_s <- function(lambda, s, lambda_missing) {
+  if (is.null(s)) return(lambda)
+  if (!lambda_missing) {
+    stop_arg("`s` is glmnet's name for `lambda`: give one of them, not both")
+  }
+  s
+}
+
+# `one(l)` at each value of a method's `lambda` (lambda_value() reads each):
+# its result for a single value; for several, one column (one response
+# column) or one slice of the last dimension per value, named by the values,
+# as glmnet's `s = ` gives them.  A fit with one lambda per response column
+# takes a vector of one value per column as a single value.
+over_lambdas <- function(object, lambda, one) {
+  validate_rlsc(object)
+  nt <- ncol(object$y)
+  single <- length(lambda) == 1L ||
+    (isTRUE(object$per_response) && is.numeric(lambda) && length(lambda) == nt && nt > 1L)
+  if (single) return(one(lambda_value(object, lambda)))
+  if (!(is.numeric(lambda) || is.character(lambda)) || !is.null(dim(lambda)) || !length(lambda)) {
+    stop_arg("`lambda` must be numbers >= 0, \"lambda_min\" or \"lambda_1se\" (a vector gives ",
+             "a column per value), not ", describe(lambda), " of length ", length(lambda))
+  }
+  values <- lapply(as.list(lambda), function(l) lambda_value(object, l))
+  labels <- if (is.character(lambda)) lambda else format(lambda)
+  stack_lambdas(lapply(values, one), labels)
+}
+
+# Results at several lambdas bound along a new last dimension: vectors into
+# the columns of a matrix, matrices into an array, factors into the columns
+# of a data frame, lists component by component, single numbers into a
+# named vector.
+stack_lambdas <- function(parts, labels) {
+  first <- parts[[1L]]
+  if (is.factor(first)) {
+    out <- as.data.frame(stats::setNames(parts, labels), check.names = FALSE,
+                         row.names = if (!anyDuplicated(names(first))) names(first))
+    return(out)
+  }
+  if (is.list(first)) {
+    return(stats::setNames(lapply(names(first), function(k) {
+      stack_lambdas(lapply(parts, `[[`, k), labels)
+    }), names(first)))
+  }
+  if (is.null(dim(first)) && length(first) == 1L) return(stats::setNames(unlist(parts), labels))
+  if (is.null(dim(first))) {
+    out <- do.call(cbind, parts)
+    dimnames(out) <- list(names(first), labels)
+    return(out)
+  }
+  names <- dimnames(first) %||% vector("list", length(dim(first)))
+  array(unlist(parts), c(dim(first), length(parts)), dimnames = c(names, list(labels)))
+}
+
 # fun(lambda) at each response column's own lambda: column t of every
 # component of fun(lambdas[t]) (vectors of one value per column likewise; a
 # vector of one value per row, such as 1 - h, becomes a matrix with a column

@@ -35,7 +35,8 @@ check_fit_args <- function(args, data) {
   }
   nlambda <- check_count(args$nlambda, "nlambda")
   lambda <- check_lambda(args$lambda)
-  cv <- check_cv(args$cv, args$foldid, n, chunks)
+  cv <- check_cv(args$cv, args$foldid, n, chunks,
+                 strata = if (!chunks && resp$type == "classification") class_codes(coded$y))
   crit <- check_criterion(args$criterion, resp, cv$type)
   crit <- check_per_response(args$per_response, crit, resp)
   mode <- check_mode(args$mode, kernel, chunks)
@@ -146,7 +147,7 @@ check_criterion <- function(criterion, resp, cv = "loo") {
 
 # How rlsc() validates: `cv` = "loo" (the default), "gcv", or a number of
 # folds K; `foldid` (fold labels, glmnet's meaning) gives the folds instead.
-check_cv <- function(cv, foldid, n, chunks = FALSE) {
+check_cv <- function(cv, foldid, n, chunks = FALSE, strata = NULL) {
   if (chunks) {
     if (!is.null(foldid)) {
       stop_arg("`foldid` of a chunk source comes from the chunks: read() returns ",
@@ -172,7 +173,7 @@ check_cv <- function(cv, foldid, n, chunks = FALSE) {
              paste(format(cv, trim = TRUE), collapse = " "))
   }
   K <- as.integer(cv)
-  list(type = "kfold", K = K, folds = if (!chunks) make_folds(K, NULL, n))
+  list(type = "kfold", K = K, folds = if (!chunks) make_folds(K, NULL, n, strata))
 }
 
 # per_response = TRUE: one lambda per response column, chosen by that

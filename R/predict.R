@@ -14,7 +14,8 @@
 #'   get `NA` predictions, as for [predict.lm()]. When missing, the in-sample
 #'   fitted values are returned.
 #' @param lambda a number \eqn{\ge 0} (a value of the grid for kernel fits
-#'   without `keep_eigen`), or `"lambda_min"` / `"lambda_1se"`.
+#'   without `keep_eigen`), or `"lambda_min"` / `"lambda_1se"`; or a vector
+#'   of them, for predictions at each (as glmnet's `s`, see Value).
 #' @param type `"response"` for fitted values (decision values for
 #'   classification, one column per class, or one column for two classes),
 #'   `"class"` for class labels: a factor with the levels and the class of the
@@ -23,6 +24,8 @@
 #'   for class probabilities (see Details).
 #' @param se.fit for regression: also return standard errors of the fitted
 #'   mean (see Details).
+#' @param s glmnet's name for `lambda`: `predict(fit, newx, s = 1)` is
+#'   `predict(fit, newx, lambda = 1)` (give one of the two).
 #' @param ... not used.
 #' @details
 #' **Decision values** are the fitted values of least squares on the -1/+1
@@ -50,14 +53,19 @@
 #' @return A vector for one response column, else a matrix; a factor for
 #'   `type = "class"`; a matrix with a column per class for `type = "prob"`.
 #'   With `se.fit = TRUE` a list with `fit`, `se.fit`, `df` (the residual
-#'   degrees of freedom) and `residual.scale`, as [predict.lm()].
+#'   degrees of freedom) and `residual.scale`, as [predict.lm()]. With several
+#'   values of `lambda`, the result at each bound along a last dimension
+#'   named by the values: a matrix with a column per value for one response
+#'   column, else an array row x column x lambda (`type = "prob"`: row x
+#'   class x lambda); a data frame with a factor column per value for
+#'   `type = "class"`; with `se.fit`, each component so.
 #' @export
 #' @examples
 #' fit <- rlsc(Species ~ ., data = iris)
 #' head(predict(fit, iris))
 #' head(predict(fit, iris, type = "class"))
 predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
-                         type = c("response", "class", "prob"), se.fit = FALSE, ...) {
+                         type = c("response", "class", "prob"), se.fit = FALSE, s = NULL, ...) {
   check_no_dots(...)
   validate_rlsc(object)
   type <- check_type(object, type)
@@ -65,7 +73,15 @@ predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
   if (se.fit && (object$type != "regression" || type != "response")) {
     stop_arg("`se.fit` = TRUE needs a regression fit and `type` = \"response\"")
   }
-  if (missing(newdata) || is.null(newdata)) {
+  if (missing(newdata)) newdata <- NULL
+  over_lambdas(object, glmnet_s(lambda, s, missing(lambda)), function(l) {
+    predict_at(object, newdata, l, type, se.fit)
+  })
+}
+
+# predict() at one lambda (or one per response column).
+predict_at <- function(object, newdata, lambda, type, se.fit) {
+  if (is.null(newdata)) {
     if (se.fit) stop_arg("`se.fit` = TRUE needs `newdata`")
     f <- as.matrix(fitted(object, lambda = lambda))
   } else if (inherits(newdata, "rlsc_chunks")) {

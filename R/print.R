@@ -45,7 +45,9 @@ selection_table <- function(x) {
 }
 
 validation_label <- function(cv) {
-  if (is.numeric(cv)) return(sprintf("Exact %d-fold cross-validation", cv))
+  if (is.numeric(cv)) {
+    return(sprintf("Exact %d-fold cross-validation (the mean over folds weighted by fold size)", cv))
+  }
   if (identical(cv, "gcv")) return("Generalized cross-validation")
   "Exact leave-one-out criterion"
 }

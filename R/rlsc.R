@@ -94,7 +94,12 @@
 #'   out, and tends to 0 as a fit interpolates), or a number
 #'   \eqn{K} of folds: exact K-fold cross-validation, every fold refitted from
 #'   the same machinery (no iteration) at every \eqn{\lambda}, the folds drawn
-#'   at random (reproducible under [set.seed()]). `fit$cv` records which.
+#'   at random (reproducible under [set.seed()]) and, for classification,
+#'   stratified by class (each fold holds each class's count within one; a
+#'   chunk source's rows take the folds in turn within each chunk). The
+#'   criterion is the mean of the folds' criteria weighted by fold size (the
+#'   folds' sums of weights), as `cv.glmnet()` computes it, its standard
+#'   error over folds. `fit$cv` records which.
 #' @param foldid fold labels, one per row (glmnet's meaning): K-fold
 #'   cross-validation over these folds; rows sharing a label stay together
 #'   (grouped folds, e.g. repeated measures).

@@ -78,7 +78,9 @@ test_that("per_response chooses each column's lambda, as separate fits do", {
   expect_output(print(fit), "lambda_min")
   expect_error(rlsc(d$x, d$y, per_response = TRUE, criterion = "mae"),
                "`per_response` = TRUE chooses each column's lambda by its squared error")
-  expect_error(coef(fit, c(1, 2)), "or one per response column, 3")
+  both <- coef(fit, c(1, 2))   # not one per column: a slice per lambda
+  expect_identical(dim(both), c(5L, 3L, 2L))
+  expect_equal(both[, , 2], coef(rlsc_short(d$x, d$y, lambda = fit$lambda), 2), tolerance = 1e-12)
   # multiclass: one lambda per one-vs-all column
   cls <- rlsc_short(iris[, 1:4], iris$Species, per_response = TRUE)
   expect_named(cls$lambda_min, levels(iris$Species))
