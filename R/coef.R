@@ -13,7 +13,8 @@
 #'   of them, for a column per value (as glmnet's `s`). For a fit with
 #'   `per_response = TRUE`, a vector with one value per response column
 #'   gives each column its own \eqn{\lambda}.
-#' @param s glmnet's name for `lambda` (give one of the two).
+#' @param s glmnet's name for `lambda` (give one of the two; by its full
+#'   name, as it follows `...`).
 #' @param ... not used.
 #' @return A named vector for one response column; otherwise a matrix with a
 #'   row per coefficient and a column per response column (class). With
@@ -27,7 +28,7 @@
 #' coef(fit, lambda = "lambda_1se")
 #' coef(fit, lambda = 5)     # any lambda, exactly
 #' coef(fit, s = c(0.1, 1, 10))  # a column per lambda
-coef.rlsc <- function(object, lambda = object$lambda_min, s = NULL, ...) {
+coef.rlsc <- function(object, lambda = object$lambda_min, ..., s = NULL) {
   check_no_dots(...)
   over_lambdas(object, glmnet_s(lambda, s, missing(lambda)), function(l) {
     cf <- at_lambdas(l, ncol(object$y), function(l) engine_coef(object$engine, l))
@@ -37,7 +38,7 @@ coef.rlsc <- function(object, lambda = object$lambda_min, s = NULL, ...) {
 
 #' @rdname coef.rlsc
 #' @export
-coef.rlsc_kernel_fit <- function(object, lambda = object$lambda_min, s = NULL, ...) {
+coef.rlsc_kernel_fit <- function(object, lambda = object$lambda_min, ..., s = NULL) {
   check_no_dots(...)
   over_lambdas(object, glmnet_s(lambda, s, missing(lambda)), function(l) {
     cf <- at_lambdas(l, ncol(object$y), function(l) engine_coef(object$engine, l))

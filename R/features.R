@@ -298,7 +298,7 @@ evaluation_map <- function(map) {
 #' @param s glmnet's name for `lambda` (give one of the two).
 #' @param ... not used.
 #' @export
-coef.rlsc_features_fit <- function(object, lambda = object$lambda_min, s = NULL, ...) {
+coef.rlsc_features_fit <- function(object, lambda = object$lambda_min, ..., s = NULL) {
   check_no_dots(...)
   over_lambdas(object, glmnet_s(lambda, s, missing(lambda)), function(l) {
     cf <- at_lambdas(l, ncol(object$y), function(l) engine_coef(object$engine, l))

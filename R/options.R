@@ -42,6 +42,8 @@ check_fit_args <- function(args, data) {
   mode <- check_mode(args$mode, kernel, chunks)
   standardize <- check_flag(args$standardize, "standardize")
   keep_eigen <- check_flag(args$keep_eigen, "keep_eigen")
+  calibration_folds <- check_calibration_folds(args$calibration_folds, resp,
+                                               "calibration_folds" %in% given)
   if (standardize && identical(kernel$name, "precomputed")) {
     stop_arg("`standardize` = TRUE needs the data matrix, but `x` is a precomputed kernel")
   }
@@ -61,6 +63,7 @@ check_fit_args <- function(args, data) {
   data$template$class_weights <- class_weights
   spec <- list(intercept = intercept, nlambda = nlambda, lambda = lambda, cv = cv, crit = crit,
                mode = mode, standardize = standardize, keep_eigen = keep_eigen, kernel = kernel,
+               calibration = calibration_folds > 0, calibration_folds = calibration_folds,
                penalty_factor = pf, free = which(pf == 0))
   list(spec = spec, data = data)
 }
@@ -174,6 +177,20 @@ check_cv <- function(cv, foldid, n, chunks = FALSE, strata = NULL) {
   }
   K <- as.integer(cv)
   list(type = "kfold", K = K, folds = if (!chunks) make_folds(K, NULL, n, strata))
+}
+
+# `calibration_folds`: the folds of the calibration of class probabilities
+# (calibrate.R), 0 for none; given for a regression fit, an error.
+check_calibration_folds <- function(folds, resp, given) {
+  if (given && resp$type != "classification") {
+    stop_arg("`calibration_folds` needs a classification fit; `y` is numeric")
+  }
+  if (!is.numeric(folds) || length(folds) != 1L || !is.finite(folds) || folds != round(folds) ||
+      folds < 0 || folds == 1) {
+    stop_arg("`calibration_folds` must be 0 (no probabilities) or a whole number of at least 2, ",
+             "not ", if (is.numeric(folds) && length(folds) == 1L) format(folds) else describe(folds))
+  }
+  as.integer(folds)
 }
 
 # per_response = TRUE: one lambda per response column, chosen by that

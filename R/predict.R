@@ -31,13 +31,24 @@
 #' **Decision values** are the fitted values of least squares on the -1/+1
 #' (one-vs-all) coding: the class is their sign or the column of their
 #' maximum, but they are not probabilities and need not lie in \[-1, 1\].
-#' `type = "prob"` maps them to probabilities with a multinomial logistic
-#' model fitted on the **exact leave-one-out decision values** at the same
-#' \eqn{\lambda} (for two classes Platt's method, a logistic regression of the
-#' class on the decision value, with Platt's targets \eqn{(N_+ + 1)/(N_+ + 2)}
-#' and \eqn{1/(N_- + 2)} in place of 1 and 0; for \eqn{K} classes the same
-#' soft targets). Since the LOO values are out-of-sample, the map is
-#' calibrated without refitting; each row of probabilities sums to 1.
+#' `type = "prob"` maps them to probabilities with a monotone multinomial
+#' logistic map, \eqn{p_k \propto \exp(a_k + b_k f_k)} with \eqn{f_k} the
+#' decision value of class \eqn{k} and slopes \eqn{b_k \ge 0}, so that each
+#' class's probability rises with its own decision value (for two classes
+#' Platt's method, \eqn{p = plogis(a + b f)}, \eqn{b \ge 0}). The map is
+#' fitted, with Platt's targets \eqn{(N_k + 1)/(N_k + 2)} in place of 1 (the
+#' rest shared by the other classes) and the observation weights (not the
+#' class weights), on **exact K-fold held-out decision values**: each row's
+#' value from the model fitted without its fold, from the same factorization
+#' machinery as `cv = K` (no refits), so the map never sees the label of a
+#' row through that row's own decision value. (LOO values would not do: at
+#' small \eqn{\lambda} they are anti-correlated with their own labels, and a
+#' map fitted on them learns that.) The folds are the fit's own for `cv = K`
+#' or `foldid`, else `calibration_folds` folds stratified by class (a chunk
+#' source's rows take the folds in turn within each chunk). The maps are
+#' fitted when fitting, at `lambda_min` and `lambda_1se`, and stored in the
+#' fit (`fit$calibration`): `predict()` only applies them, and other values
+#' of `lambda` are an error. Each row of probabilities sums to 1.
 #'
 #' **Standard errors** (`se.fit = TRUE`, regression) are those of the fitted
 #' mean at the new rows under the ridge model with the design fixed, \eqn{y_i
@@ -65,7 +76,7 @@
 #' head(predict(fit, iris))
 #' head(predict(fit, iris, type = "class"))
 predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
-                         type = c("response", "class", "prob"), se.fit = FALSE, s = NULL, ...) {
+                         type = c("response", "class", "prob"), se.fit = FALSE, ..., s = NULL) {
   check_no_dots(...)
   validate_rlsc(object)
   type <- check_type(object, type)
@@ -91,7 +102,7 @@ predict_at <- function(object, newdata, lambda, type, se.fit) {
     f <- predict_matrix(object, newdata, lambda, se.fit)
   }
   if (type == "class") return(stats::setNames(class_labels(object, f), rownames(f)))
-  if (type == "prob") return(class_probabilities(object, f, calibration_map(object, lambda)))
+  if (type == "prob") return(class_probabilities(object, f, calibration_at(object, lambda)$full))
   fit <- if (ncol(f) == 1L) stats::setNames(f[, 1L], rownames(f)) else f
   if (!se.fit) return(fit)
   se <- attr(f, "se")

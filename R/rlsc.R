@@ -122,6 +122,11 @@
 #'   \eqn{n / (K n_k)}, as scikit-learn's) or a vector of weights named by the
 #'   classes (classes not named weigh 1; a name that is no class is an
 #'   error); they multiply `weights`.
+#' @param calibration_folds for classification, the number of folds (default
+#'   5, stratified by class) whose exact held-out decision values calibrate
+#'   the class probabilities of `predict(type = "prob")` when fitting (see
+#'   [predict.rlsc()]); `0` fits no calibration. A fit with `cv = K` or
+#'   `foldid` calibrates on its own folds instead.
 #' @param kernel `"linear"` (the default, ridge regression), `"rbf"`,
 #'   `"polynomial"`, `"precomputed"` (then `x` is the \eqn{n \times n} kernel
 #'   matrix), or a kernel from [kernel_rbf()], [kernel_polynomial()],
@@ -177,6 +182,12 @@
 #'   \item{lambda_min, lambda_1se}{the \eqn{\lambda} minimizing the criterion,
 #'     and the largest \eqn{\lambda} whose criterion is within one standard
 #'     error of that minimum.}
+#'   \item{calibration}{classification: the calibration of the class
+#'     probabilities (see [predict.rlsc()]): the number of folds `K`, the
+#'     fold of each row `foldid` (data in memory), and for `lambda_min` and
+#'     `lambda_1se` the map fitted on every row's held-out value (`full`)
+#'     and the `K` maps fitted without each fold (`folds`), each
+#'     `list(a, b)`, the intercepts and slopes of the classes.}
 #'   Kernel fits (class `rlsc_kernel_fit`) also have
 #'   \item{kernel}{the chosen kernel, with its parameter values.}
 #'   \item{sigma_min}{for the RBF kernel, the chosen \eqn{\sigma}.}
@@ -212,7 +223,8 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
                          weights = NULL, criterion = NULL, kernel = "linear",
                          mode = c("auto", "primal", "dual"), standardize = FALSE,
                          keep_eigen = FALSE, cv = "loo", foldid = NULL, per_response = FALSE,
-                         penalty_factor = NULL, class_weights = NULL, ...) {
+                         penalty_factor = NULL, class_weights = NULL, calibration_folds = 5,
+                         ...) {
   call <- match.call()
   call[[1L]] <- as.name("rlsc")
   check_no_dots(...)
@@ -227,7 +239,7 @@ rlsc.rlsc_chunks <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRU
                              mode = c("auto", "primal", "dual"), standardize = FALSE,
                              keep_eigen = FALSE, cv = "loo", foldid = NULL,
                              per_response = FALSE, penalty_factor = NULL, class_weights = NULL,
-                             ...) {
+                             calibration_folds = 5, ...) {
   call <- match.call()
   call[[1L]] <- as.name("rlsc")
   check_no_dots(...)
