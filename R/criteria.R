@@ -98,24 +98,25 @@ user_criterion <- function(fun, y, pred, w) {
   value
 }
 
-# The weighted AUC of scores for the positive class, ties counted half, and
-# Hanley and McNeil's (1982) standard error from the counts of each class.
+# The weighted AUC of scores for the positive class, ties counted half (scores
+# within 1e-10 of each other, relative to their size, are tied: duplicated
+# rows score the same in exact arithmetic and apart by rounding), and
+# Hanley and McNeil's (1982) standard error from the counts of each class
+# (both NA when the rows hold one class only).
 auc_with_se <- function(score, positive, w) {
   keep <- w > 0
   score <- score[keep]
   positive <- positive[keep]
   w <- w[keep]
+  if (all(positive) || !any(positive)) return(c(NA_real_, NA_real_))
   o <- order(score)
-  tie <- cumsum(c(TRUE, diff(score[o]) != 0))
+  sorted <- score[o]
+  tie <- cumsum(c(TRUE, diff(sorted) > 1e-10 * pmax(1, abs(sorted[-1L]))))
   wpos <- rowsum(w[o] * positive[o], tie)[, 1L]
   wneg <- rowsum(w[o] * !positive[o], tie)[, 1L]
   below <- cumsum(wneg) - wneg
   a <- sum(wpos * (below + wneg / 2)) / (sum(wpos) * sum(wneg))
-  n1 <- sum(positive)
-  n0 <- sum(!positive)
-  q1 <- a / (2 - a)
-  q2 <- 2 * a^2 / (1 + a)
-  c(a, sqrt((a * (1 - a) + (n1 - 1) * (q1 - a^2) + (n0 - 1) * (q2 - a^2)) / (n1 * n0)))
+  c(a, hanley_mcneil_se(a, sum(positive), sum(!positive)))
 }
 
 
@@ -130,6 +131,10 @@ validation_table <- function(eng, data, lambda, crit, folds = NULL, nfold = NULL
   if (is.null(folds)) {
     sums <- crit$name %in% c("mse", "gcv") && !isTRUE(crit$per_response)
     path <- engine_path(eng, data, lambda, classify, FALSE, sums)
+    if (crit$name == "auc") {
+      path$value <- lpo_auc(eng, data, lambda)
+      return(structure(path_table(path, lambda, classify, crit), pairs = attr(path$value, "pairs")))
+    }
     if (needs_values(crit)) {
       path$value <- value_criterion(function(l) list(engine_path(eng, data, l, classify, TRUE)),
                                     lambda, nrows, nt, crit)[[1L]]

@@ -286,6 +286,7 @@ grid_table <- function(built, spec, what) {
     lambda <- default_lambda(eng$values, spec$nlambda, FALSE)
   }
   attr(path, "folds") <- attr(extended, "folds")
+  attr(path, "pairs") <- attr(extended, "pairs")
   list(lambda = lambda, path = path, extended = extended)
 }
 

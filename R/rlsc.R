@@ -81,8 +81,23 @@
 #'   called once per \eqn{\lambda}. All are computed from the exact LOO
 #'   values (K-fold: held-out values): means over the observations weighted by
 #'   `weights`, with standard errors over the observations of positive weight
-#'   (over folds for K-fold; Hanley and McNeil's for the LOO AUC; none for a
-#'   function, and then `lambda_1se` is `lambda_min`).
+#'   (over folds for K-fold; none for a function, and then `lambda_1se` is
+#'   `lambda_min`). The AUC is not a mean over observations: with LOO it is
+#'   the exact **leave-pair-out** AUC (Airola et al. 2011: the AUC of pooled
+#'   LOO values, which come from \eqn{n} different models, is biased): for
+#'   each (positive, negative) pair, the decision values at both rows of the
+#'   fit without both, in closed form from the \eqn{2 \times 2} block of the
+#'   hat matrix at each \eqn{\lambda} (Pahikkala et al. 2008), the pairs
+#'   weighted by \eqn{w_i w_j}; every pair up to \eqn{10^6} pairs, beyond that
+#'   a uniform sample of \eqn{10^6} pairs drawn with a fixed seed (the same
+#'   data give the same sample; the session's random numbers are left alone;
+#'   [print()] says so), with Hanley and McNeil's standard error. It costs
+#'   about \eqn{2 P r L} flops for \eqn{P} pairs, \eqn{r} eigen-directions and
+#'   \eqn{L} values of \eqn{\lambda}: little in the primal form, much for a
+#'   kernel fit of thousands of rows (\eqn{r} near \eqn{n}). With K-fold the
+#'   AUC is the mean of the folds' AUCs weighted by fold size, as
+#'   `cv.glmnet()` computes it; a fold whose held-out rows hold one class has
+#'   none and is left out, with a warning.
 #' @param cv how to validate: `"loo"` (exact leave-one-out, the default),
 #'   `"gcv"` (generalized cross-validation, Golub, Heath and Wahba 1979:
 #'   \eqn{n \, RSS(\lambda) / (n - \mathrm{tr}\, H(\lambda))^2} with

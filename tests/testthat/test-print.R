@@ -50,7 +50,7 @@ test_that("print() and summary() name the validation and the criterion", {
                all = FALSE)
   bin <- droplevels(iris[51:150, ])
   expect_identical(header(rlsc(Species ~ ., data = bin, criterion = "auc")),
-                   "Exact leave-one-out criterion: LOO AUC")
+                   "Exact leave-one-out criterion: leave-pair-out AUC")
   expect_identical(header(rlsc(Species ~ ., data = bin, cv = 4, criterion = "misclass")),
                    paste("Exact 4-fold cross-validation (the mean over folds weighted by fold size):",
                          "4-fold CV misclassification rate"))
