@@ -62,7 +62,7 @@ make_data <- function(n, d, ntarget = 1, seed = 1, offset = 2) {
 # tested on their own in test-rlsc.R and test-kernel_fit.R.
 rlsc_short <- function(...) {
   withCallingHandlers(rlsc(...), warning = function(w) {
-    if (grepl("value of the `lambda` grid|value tried", conditionMessage(w))) {
+    if (grepl("value of the `lambda` grid|value tried|at an end of the `lambda` grid", conditionMessage(w))) {
       invokeRestart("muffleWarning")
     }
   })
