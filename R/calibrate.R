@@ -203,7 +203,8 @@ calibration_at <- function(object, lambda) {
   for (entry in cal$at) if (identical(as.double(entry$lambda), unname(as.double(lambda)))) return(entry)
   stop_arg("probabilities are calibrated at `lambda_min` and `lambda_1se` only (the maps are ",
            "fitted when fitting), not at `lambda` = ", paste(format(lambda), collapse = " "),
-           "; refit with `lambda` = ", format(lambda[1L]), " among the values to get them there")
+           "; to calibrate there, refit with `lambda` = ", format(lambda[1L]),
+           " (a grid of that one value is its own lambda_min)")
 }
 
 # Cross-fitted probabilities of the LOO decision values `loo` (n x T, the

@@ -171,7 +171,7 @@ test_that("the map is stored at fit time: predict() applies it, at lambda_min an
   expect_false(isTRUE(all.equal(p, q)))
   expect_equal(unname(rowSums(predict(fit, iris[1:3, ], type = "prob", lambda = "lambda_1se"))), rep(1, 3))
   expect_error(predict(fit, iris[1:3, ], type = "prob", lambda = 123.4),
-               "probabilities are calibrated at `lambda_min` and `lambda_1se` only .*not at `lambda` = 123.4")
+               "probabilities are calibrated at `lambda_min` and `lambda_1se` only .*not at `lambda` = 123.4; to calibrate there, refit with `lambda` = 123.4")
   pp <- predict(fit, iris[1:3, ], type = "prob", s = c("lambda_min", "lambda_1se"))
   expect_identical(dim(pp), c(3L, 3L, 2L))
   none <- rlsc(Species ~ ., data = iris, calibration_folds = 0)
