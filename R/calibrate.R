@@ -22,13 +22,14 @@
 # own folds for cv = K, else `calibration_folds` folds stratified by class
 # (a chunk source's rows take the folds in turn within each chunk).  The fit
 # keeps, at lambda_min and lambda_1se, the map fitted on every row's held-out
-# value and the K maps fitted without each fold: predict(type = "prob")
-# applies the first, loo_predict(type = "prob") each row's LOO value through
-# the map that did not see the row's fold (cross-fitting).
+# value, which predict(type = "prob") applies, and the held-out values, from
+# which loo_predict(type = "prob") fits the K maps without each fold and
+# sends each row's LOO value through the map that did not see the row's fold
+# (cross-fitting).
 
 # The calibration of a fit: NULL (regression, or calibration_folds = 0), or
 # list(K, foldid (memory) or NULL (the chunks' rule), at = list of list(lambda,
-# full, folds)).  `fold_engines(fold, K)` builds the chosen setting's fold
+# full, held)).  `fold_engines(fold, K)` builds the chosen setting's fold
 # engines for fold labels `fold` (NULL: the chunks' rule).
 calibrate_fit <- function(best, spec, data, sel, fold_engines) {
   if (data$resp$type != "classification" || !spec$calibration) return(NULL)
@@ -69,18 +70,25 @@ observation_weights <- function(w, y, cw) {
   ifelse(share > 0, w / share, 0)
 }
 
-# The map on every fold's held-out values and the K maps without each fold
-# (started from the first).
+# The map on every fold's held-out values; the K maps without each fold
+# are fitted when loo_predict() asks for them, from the held-out values kept
+# (each fold's decision values, classes and weights: n x T numbers, as many
+# as the response), so that fitting costs one map per lambda, not K + 1.
 fit_calibration <- function(held, k, lambda) {
-  bind <- function(parts) {
-    list(f = do.call(rbind, lapply(parts, function(p) matrix(p$f, length(p$code)))),
-         code = unlist(lapply(parts, `[[`, "code")), w = unlist(lapply(parts, `[[`, "w")))
-  }
-  full <- fit_map(bind(held), k)
-  # (the fold maps serve LOO probabilities: a looser tolerance, started from
-  # the full map, halves their Newton steps)
-  folds <- lapply(seq_along(held), function(j) fit_map(bind(held[-j]), k, full, tol = 1e-8))
-  list(lambda = lambda, full = full, folds = folds)
+  list(lambda = lambda, full = fit_map(bind_folds(held), k), held = held)
+}
+
+bind_folds <- function(parts) {
+  list(f = do.call(rbind, lapply(parts, function(p) matrix(p$f, length(p$code)))),
+       code = unlist(lapply(parts, `[[`, "code")), w = unlist(lapply(parts, `[[`, "w")))
+}
+
+# The K maps fitted without each fold, started from the full map (a looser
+# tolerance: they serve LOO probabilities, whose folds' maps differ more).
+fold_maps <- function(entry, k) {
+  lapply(seq_along(entry$held), function(j) {
+    fit_map(bind_folds(entry$held[-j]), k, entry$full, tol = 1e-8)
+  })
 }
 
 # The monotone multinomial map of decision values `f` (n x T), classes `code`
@@ -136,7 +144,12 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
     }
     list(value = value, grad = grad, hess = h)
   }
-  theta0 <- if (is.null(start)) numeric(np) else c(start$a[-1L], start$b[slopes] * s)
+  theta0 <- if (!is.null(start)) c(start$a[-1L], start$b[slopes] * s) else {
+    # the intercepts of the class shares, and unit slopes on the scaled
+    # values: closer to the optimum than 0, where every slope is held
+    share <- colSums(w * target)
+    c(log(share[-1L] / share[1L]), rep(1, length(slopes)))
+  }
   theta <- newton_bounded(objective, theta0, bounded, tol)
   b <- numeric(k)
   b[slopes] <- theta[-seq_len(na)] / s
@@ -211,11 +224,12 @@ calibration_at <- function(object, lambda) {
 # fit's rows in order): each row through the map fitted without its fold.
 crossfit_probabilities <- function(object, loo, entry) {
   fold <- calibration_folds(object)
+  maps <- fold_maps(entry, length(object$classes))
   p <- matrix(NA_real_, nrow(loo), length(object$classes),
               dimnames = list(rownames(loo), object$classes))
-  for (k in seq_along(entry$folds)) {
+  for (k in seq_along(maps)) {
     rows <- which(fold == k)
-    if (length(rows)) p[rows, ] <- class_probabilities(object, loo[rows, , drop = FALSE], entry$folds[[k]])
+    if (length(rows)) p[rows, ] <- class_probabilities(object, loo[rows, , drop = FALSE], maps[[k]])
   }
   p
 }

@@ -200,9 +200,11 @@
 #'   \item{calibration}{classification: the calibration of the class
 #'     probabilities (see [predict.rlsc()]): the number of folds `K`, the
 #'     fold of each row `foldid` (data in memory), and for `lambda_min` and
-#'     `lambda_1se` the map fitted on every row's held-out value (`full`)
-#'     and the `K` maps fitted without each fold (`folds`), each
-#'     `list(a, b)`, the intercepts and slopes of the classes.}
+#'     `lambda_1se` the map fitted on every row's held-out value (`full`,
+#'     `list(a, b)`: the intercepts and slopes of the classes) and the
+#'     held-out decision values, classes and weights of each fold (`held`),
+#'     from which `loo_predict(type = "prob")` fits the maps without each
+#'     fold.}
 #'   Kernel fits (class `rlsc_kernel_fit`) also have
 #'   \item{kernel}{the chosen kernel, with its parameter values.}
 #'   \item{sigma_min}{for the RBF kernel, the chosen \eqn{\sigma}.}
