@@ -104,7 +104,9 @@ check_boundary <- function(extended, eng, lambda, index_min, crit) {
   })
   hit <- !vapply(found, is.null, NA)
   if (!any(hit)) return(invisible())
-  if (length(cols) == 1L) return(warn_boundary(index_min[[1L]], length(lambda), found[[1L]]))
+  if (length(cols) == 1L) {
+    return(warn_boundary(index_min[[1L]], length(lambda), found[[1L]], isTRUE(crit$maximize)))
+  }
   targets <- names(index_min)[hit]
   sure <- !vapply(found[hit], identical, NA, NA)
   warning(sprintf(paste0(
@@ -117,7 +119,7 @@ check_boundary <- function(extended, eng, lambda, index_min, crit) {
 
 # The warning for lambda_min at an end of the grid, given what beyond_grid()
 # found there (NA: not looked at, so the criterion only may keep decreasing).
-warn_boundary <- function(index, nlambda, beyond = NA) {
+warn_boundary <- function(index, nlambda, beyond = NA, maximize = FALSE) {
   if (nlambda < 2L || !(index %in% c(1L, nlambda)) || is.null(beyond)) return(invisible())
   end <- if (index == 1L) "largest" else "smallest"
   if (identical(beyond, NA)) {
@@ -127,7 +129,7 @@ warn_boundary <- function(index, nlambda, beyond = NA) {
     return(invisible())
   }
   warning("`lambda_min` is the ", end, " value of the `lambda` grid, and the criterion keeps ",
-          "decreasing beyond it: ", format(beyond$value, digits = 4), " at lambda = ",
+          if (maximize) "increasing" else "decreasing", " beyond it: ", format(beyond$value, digits = 4), " at lambda = ",
           format(beyond$lambda, digits = 3), " against ", format(beyond$edge, digits = 4),
           "; extend the grid", call. = FALSE)
 }

@@ -129,3 +129,11 @@ test_that("K-fold AUC is the mean of the folds' AUCs weighted by fold size; one-
   expect_error(rlsc(x, y, foldid = as.integer(y), criterion = "auc"),
                "every fold holds one class only; use `cv` = K \\(folds stratified by class\\)")
 })
+
+test_that("the boundary warning of the AUC says it keeps increasing", {
+  set.seed(235)
+  x <- matrix(rnorm(40 * 3), 40)
+  y <- factor(ifelse(x[, 1] + rnorm(40) > 0, "b", "a"))
+  expect_warning(rlsc(x, y, criterion = "auc", lambda = c(1e-3, 1e-4), calibration_folds = 0),
+                 "the criterion keeps increasing beyond it")
+})
