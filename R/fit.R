@@ -9,7 +9,7 @@
 # class "rlsc_kernel_fit" (and "rlsc_features_fit" for Nystrom and random
 # features).
 new_rlsc <- function(call, engine, data, path, sel, spec, form, sd = NULL, kernel = NULL,
-                     rownames = NULL) {
+                     rownames = NULL, calibration = NULL) {
   resp <- data$resp
   memory <- data$kind == "memory"
   rows <- if (memory) all_rows(data)
@@ -32,7 +32,7 @@ new_rlsc <- function(call, engine, data, path, sel, spec, form, sd = NULL, kerne
     scale = if (!is.null(sd)) stats::setNames(sd, data$template$xnames),
     penalty_factor = if (!is.null(spec$penalty_factor)) {
       stats::setNames(spec$penalty_factor, data$template$xnames)
-    }), kernel)
+    }, calibration = calibration), kernel)
   class <- c(if (!is.null(kernel$features)) "rlsc_features_fit",
              if (!is.null(kernel)) "rlsc_kernel_fit", "rlsc")
   validate_rlsc(structure(fit, class = class))
@@ -104,6 +104,10 @@ validate_rlsc <- function(fit) {
       bad("`", v, "` must hold one ", if (v == "scale") "positive" else "non-negative",
           " number per column of `x`")
     }
+  }
+  cal <- fit$calibration
+  if (!is.null(cal) && (!is.list(cal$at) || !length(cal$at) || !is.numeric(cal$K))) {
+    bad("`calibration` must hold the maps of the class probabilities")
   }
   eng <- fit$engine
   snapshot <- inherits(eng, "rlsc_snapshot")

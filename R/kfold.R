@@ -14,10 +14,19 @@
 
 # Fold labels 1..K of data in memory: `foldid` as given (any labels), else K
 # folds of sizes as equal as possible in random order (reproducible under
-# set.seed()).
-make_folds <- function(K, foldid, n) {
+# set.seed()); with `strata` (the classes of a classification fit) stratified
+# as cv.glmnet users expect of scikit-learn's StratifiedKFold: each class's
+# rows, in random order, deal the folds in turn, continuing from class to
+# class, so every fold holds each class's count within one and the folds'
+# sizes differ by at most one.
+make_folds <- function(K, foldid, n, strata = NULL) {
   if (!is.null(foldid)) return(as.integer(factor(foldid)))
-  sample(rep_len(seq_len(K), n))
+  if (is.null(strata)) return(sample(rep_len(seq_len(K), n)))
+  order <- unlist(lapply(split(seq_len(n), strata), function(i) i[sample.int(length(i))]),
+                  use.names = FALSE)
+  fold <- integer(n)
+  fold[order] <- rep_len(sample.int(K), n)
+  fold
 }
 
 # The fold of each row of block i: its label (data in memory, or `foldid` from
@@ -47,6 +56,21 @@ fold_engines <- function(folds, intercept, scale, free) {
     }
     primal_engine(training, intercept, scale, free)
   })
+}
+
+# Folds whose held-out rows hold one class have no AUC (NA at every lambda).
+check_auc_folds <- function(values, labels) {
+  none <- colSums(!is.na(values)) == 0
+  if (all(none)) {
+    stop_arg("`criterion` = \"auc\" with K-fold needs held-out rows of both classes in a fold, ",
+             "but every fold holds one class only; use `cv` = K (folds stratified by class) or ",
+             "`foldid` with both classes in each fold")
+  }
+  if (any(none)) {
+    warning("the AUC is undefined in fold(s) ", paste(labels[none], collapse = ", "),
+            ", whose held-out rows hold one class only: the AUC is the mean over the other ",
+            sum(!none), " folds (weighted by fold size)", call. = FALSE)
+  }
 }
 
 # The per-fold paths of the held-out rows over `lambda` (a list of K parts):
@@ -82,18 +106,23 @@ heldout_block_paths <- function(rows, i, engines, lambda, classify, keep, unit, 
 }
 
 # The table of K folds: per lambda, the criteria's means over folds weighted by
-# the folds' sums of weights, and their standard errors over folds.  A fold
-# whose rows all weigh 0 counts neither in K nor in the standard errors.
+# the folds' sums of weights (fold size), and their standard errors over
+# folds.  A fold whose rows all weigh 0 counts neither in K nor in the
+# standard errors; nor, for the AUC, a fold whose held-out rows hold one class
+# (its AUC is undefined: a warning names it, and when every fold is so, an
+# error says how to get folds with both classes).
 folds_table <- function(per_fold, lambda, df, classify, crit) {
   fw <- matrix(vapply(per_fold, function(p) p$w[, 1L], numeric(length(lambda))), length(lambda))
   used <- colSums(fw) > 0
   per_fold <- per_fold[used]
   fw <- fw[, used, drop = FALSE]
   nfold <- length(per_fold)
-  over_folds <- function(means, power = 0) {   # means in `unit`s, results in units of y
+  over_folds <- function(means, power = 0, weights = fw) {
+    # means in `unit`s, results in units of y; folds of weight 0 left out
     means <- matrix(means, length(lambda))
-    m <- rowSums(fw * means) / rowSums(fw)
-    se <- sqrt(rowSums(fw * (means - m)^2) / rowSums(fw) / (nfold - 1))
+    means[weights == 0] <- 0
+    m <- rowSums(weights * means) / rowSums(weights)
+    se <- sqrt(rowSums(weights * (means - m)^2) / rowSums(weights) / (rowSums(weights > 0) - 1))
     unit <- per_fold[[1L]]$unit %||% 1
     list(from_unit(m, unit, power), from_unit(se, unit, power))
   }
@@ -103,8 +132,10 @@ folds_table <- function(per_fold, lambda, df, classify, crit) {
   }
   cols <- criteria_columns(stat, classify, ncol(per_fold[[1L]]$mean) - 4L, crit)
   if (needs_values(crit)) {
-    cols[paste0(crit$name, c("", "_se"))] <-
-      over_folds(vapply(per_fold, function(p) p$value[[1L]], numeric(length(lambda))))
+    values <- matrix(vapply(per_fold, function(p) p$value[[1L]], numeric(length(lambda))),
+                     length(lambda))
+    if (crit$name == "auc") check_auc_folds(values, which(used))
+    cols[paste0(crit$name, c("", "_se"))] <- over_folds(values, weights = fw * !is.na(values))
   }
   tab <- data.frame(lambda = lambda, df = df, cols, n_na = 0, check.names = FALSE)
   attr(tab, "folds") <- nfold
