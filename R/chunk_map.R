@@ -85,7 +85,10 @@ settle_futures <- function(futures) {
 
 # A read() defined in the global environment refers to objects there that
 # the workers do not have: give it an environment of its own holding them.
+# Its source references go: a function read with keep.source (scripts,
+# testthat) carries its file's parse data, hundreds of KB per task.
 portable_reader <- function(read) {
+  read <- utils::removeSource(read)
   if (!identical(environment(read), globalenv()) || !requireNamespace("globals", quietly = TRUE)) {
     return(read)
   }

@@ -261,6 +261,7 @@ test_that("a chunked fit reports its progress on one progressor, a step per chun
   fsrc <- chunk_source(1:4, function(i) df[(i - 1) * 10 + 1:10, ])
   fo <- record(rlsc_short(y ~ g + x, data = fsrc))
   expect_identical(c(length(fo$ids), fo$steps, fo$updates), c(1, 12, 12))
+})
 
 test_that("every option of the in-memory fit gives the same numbers from chunks", {
   set.seed(511)

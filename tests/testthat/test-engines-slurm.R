@@ -77,8 +77,6 @@ test_that("a chunk that fails on Slurm ends the fit with an error naming it, and
 })
 
 test_that("a failed fit leaves no job files behind", {
-  skip(paste("known defect: R/chunk_map.R stops at the first failed future and never collects the",
-             "others, so future.batchtools keeps their registries (job files, exports, results)"))
   skip_unless_slurm()
   dir <- new_tempdir()
   restore <- use_slurm(dir)
