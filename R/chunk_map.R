@@ -48,8 +48,8 @@ map_chunks <- function(src, fun, merge, ..., progress = NULL, what = "reading") 
 # worker's failure names its chunks), their values collected in order.  A
 # task returns a chunk's error as its value rather than failing (run_task()),
 # so the backend sees every job succeed and keeps no job files; on the first
-# error the other futures are cancelled where the backend can, and every one
-# is resolved before the error is raised, so no job outlives the fit.
+# error the other futures are resolved before the error is raised, so no job
+# outlives the fit.
 run_futures <- function(tasks, args, chunks, what) {
   futures <- lapply(seq_along(tasks), function(k) {
     task_args <- c(list(tasks[[k]]), args, list(errors_as_value = TRUE))
@@ -71,16 +71,12 @@ run_futures <- function(tasks, args, chunks, what) {
   parts
 }
 
-# Futures no longer wanted: cancelled where the backend can (future >= 1.40),
-# then resolved, their values and errors dropped.
+# Futures no longer wanted: resolved, their values and errors dropped.  Not
+# cancelled: a backend keeps the files of a cancelled job (future.batchtools
+# deletes a job's registry only when it succeeded), and a task ends in
+# success whatever its chunks do (run_task()).
 settle_futures <- function(futures) {
-  cancel <- if (exists("cancel", envir = asNamespace("future"), inherits = FALSE)) {
-    get("cancel", envir = asNamespace("future"))
-  }
-  for (f in futures) {
-    if (!is.null(cancel)) try(cancel(f), silent = TRUE)
-    try(suppressWarnings(future::value(f)), silent = TRUE)
-  }
+  for (f in futures) try(suppressWarnings(future::value(f)), silent = TRUE)
 }
 
 # A read() defined in the global environment refers to objects there that
