@@ -79,7 +79,8 @@ test_that("summary() shows both lambdas for one response column and lambda_min f
   # the help page says the same
   txt <- rd_text("summary.rlsc")
   skip_if(is.null(txt), "no help page to read")
-  expect_match(txt, "side by side; with several response columns or classes, at lambda_min only", fixed = TRUE)
+  expect_match(txt, paste("side by side (at lambda_min alone for a criterion without standard errors, such as GCV);",
+                          "with several response columns or classes, at lambda_min only"), fixed = TRUE)
 })
 
 test_that("summary() of a per-response fit has one row per response column, named", {
