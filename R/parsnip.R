@@ -173,6 +173,9 @@ register_model <- function(model, mode) {
 }
 
 # Probabilities as parsnip takes them: a data frame with a column per class.
+# (The multi_predict() methods below are registered with @rawNamespace:
+# roxygen writes their classes, which start with "_", unquoted into
+# NAMESPACE, which then does not parse.)
 prob_columns <- function(x, object) as.data.frame(x, optional = TRUE)
 
 #' @rdname rlsc_engine
