@@ -173,11 +173,12 @@ register_model <- function(model, mode) {
 }
 
 # Probabilities as parsnip takes them: a data frame with a column per class.
-# (The multi_predict() methods below are registered with @rawNamespace:
-# roxygen writes their classes, which start with "_", unquoted into
-# NAMESPACE, which then does not parse.)
 prob_columns <- function(x, object) as.data.frame(x, optional = TRUE)
 
+# parsnip's multi_predict() for the classes parsnip gives rlsc's fits
+# ("_" and the fit's class): one function, registered for each in NAMESPACE
+# under its own name (roxygen writes a class that starts with "_" unquoted,
+# and such a NAMESPACE does not parse).
 #' @rdname rlsc_engine
 #' @param object a parsnip fit of the rlsc engine.
 #' @param new_data new predictors.
@@ -187,8 +188,12 @@ prob_columns <- function(x, object) as.data.frame(x, optional = TRUE)
 #'   the predictions (`.pred`, `.pred_class` or `.pred_<class>`), as for
 #'   parsnip's glmnet engine.
 #' @usage \method{multi_predict}{`_rlsc`}(object, new_data, type = NULL, penalty = NULL, ...)
-#' @rawNamespace S3method(parsnip::multi_predict, "_rlsc")
-`multi_predict._rlsc` <- function(object, new_data, type = NULL, penalty = NULL, ...) {
+#' @usage \method{multi_predict}{`_rlsc_kernel_fit`}(object, new_data, type = NULL, penalty = NULL, ...)
+#' @usage \method{multi_predict}{`_rlsc_features_fit`}(object, new_data, type = NULL, penalty = NULL, ...)
+#' @rawNamespace S3method(parsnip::multi_predict, "_rlsc", multi_predict_rlsc)
+#' @rawNamespace S3method(parsnip::multi_predict, "_rlsc_kernel_fit", multi_predict_rlsc)
+#' @rawNamespace S3method(parsnip::multi_predict, "_rlsc_features_fit", multi_predict_rlsc)
+multi_predict_rlsc <- function(object, new_data, type = NULL, penalty = NULL, ...) {
   check_no_dots(...)
   regression <- object$spec$mode == "regression"
   type <- type %||% if (regression) "numeric" else "class"
@@ -216,16 +221,6 @@ prob_columns <- function(x, object) as.data.frame(x, optional = TRUE)
   rows <- split(long[setdiff(names(long), ".row")], long$.row)
   tibble::tibble(.pred = lapply(unname(rows), function(r) tibble::as_tibble(`rownames<-`(r, NULL))))
 }
-
-#' @rdname rlsc_engine
-#' @usage \method{multi_predict}{`_rlsc_kernel_fit`}(object, new_data, type = NULL, penalty = NULL, ...)
-#' @rawNamespace S3method(parsnip::multi_predict, "_rlsc_kernel_fit")
-`multi_predict._rlsc_kernel_fit` <- `multi_predict._rlsc`
-
-#' @rdname rlsc_engine
-#' @usage \method{multi_predict}{`_rlsc_features_fit`}(object, new_data, type = NULL, penalty = NULL, ...)
-#' @rawNamespace S3method(parsnip::multi_predict, "_rlsc_features_fit")
-`multi_predict._rlsc_features_fit` <- `multi_predict._rlsc`
 
 .onLoad <- function(libname, pkgname) {
   # a failure to register must not stop rlsc (or parsnip) from loading

@@ -98,7 +98,8 @@ test_that("summary() of a per-response fit has one row per response column, name
   expect_match(out, "^weight ", all = FALSE)
   expect_false(any(grepl("path around the minimum", out)))
   out <- capture.output(print(s, max = 2))
-  expect_match(out, "^ \\[ 2 coefficients and 1 response column not shown; print\\(summary\\(fit\\), max = 4\\) shows all \\]$",
+  expect_match(out, paste0("^ \\[ 2 coefficients and 1 response column not shown; ",
+                          "print\\(summary\\(fit\\), max = 4\\) shows all \\]$"),
                all = FALSE)
   expect_false(any(grepl("^age ", out)))
 })
