@@ -46,8 +46,8 @@ demo: $(TARBALL)
 
 # The README's commands as a newcomer runs them, in a fresh clone of HEAD with
 # a library of its own: make demo, the README's R code as written (warnings
-# are errors) and the vignettes it names (scripts/readme-check.sh).  About a
-# minute.
+# are errors) and the vignettes it names (scripts/readme-check.sh).  About
+# two minutes.
 readme:
 	sh scripts/readme-check.sh
 
@@ -119,7 +119,7 @@ sanitize: deps
 # kernels for the CPU, as on a user's machine).  The package is installed
 # into a temporary library, never the site library, and the log kept in a
 # temporary file (nothing is left in the tree for R CMD build to find).
-# About a minute.
+# About four minutes on 2 cores.
 OPENBLAS := $(CURDIR)/.deps/openblas
 OPENBLAS_ENV := LD_PRELOAD=$(OPENBLAS)/libblas.so.3:$(OPENBLAS)/liblapack.so.3 NOT_CRAN=true \
                 RLSC_OPENBLAS=$(OPENBLAS)
