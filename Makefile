@@ -20,7 +20,7 @@ ENGINE_CMDS := /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/slurmdbd /usr/sbin
 CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
              _R_CHECK_SYSTEM_CLOCK_=false NOT_CRAN=true RLSC_OPENBLAS=$(CURDIR)/.deps/openblas
 
-.PHONY: deps install demo test unit check test-engines bench-engines valgrind sanitize fuzz bench bench-kernel bench-scale bench-kfold \
+.PHONY: deps install demo readme test test-openblas unit check test-engines bench-engines valgrind sanitize fuzz bench bench-kernel bench-scale bench-kfold \
         bench-peers bench-eigen bench-threads bench-deps docs clean site-deps site site-check coverage lint
 
 deps:
@@ -52,8 +52,18 @@ docs: deps
 install: deps
 	$(R) CMD INSTALL --preclean --no-multiarch .
 
-demo: install
+# Built (vignettes included) and installed from the tarball, so that
+# vignette("rlsc"), which the README points to, is there; then the demo.
+demo: $(TARBALL)
+	$(R) CMD INSTALL --no-multiarch $(TARBALL)
 	$(RSCRIPT) scripts/demo.R
+
+# The README's commands as a newcomer runs them, in a fresh clone of HEAD with
+# a library of its own: make demo, the README's R code as written (warnings
+# are errors) and the vignettes it names (scripts/readme-check.sh).  About
+# two minutes.
+readme:
+	sh scripts/readme-check.sh
 
 $(TARBALL): deps
 	$(R) CMD build .
@@ -130,6 +140,31 @@ sanitize: deps
 	  echo "sanitize: FAILED, see sanitize.log"; exit 1; fi
 	@grep -a -E '\[ FAIL' sanitize.log | tail -n 1
 	@echo "sanitize: OK (no ASan or UBSan report, see sanitize.log)"
+
+# The test suite once more in an R that preloads OpenBLAS (the threaded one
+# `make deps` unpacks into .deps/openblas) in place of R's BLAS and LAPACK,
+# so that a result that depends on the BLAS, or a defect under a BLAS with
+# threads of its own, shows before users see it.  OPENBLAS_CORETYPE and
+# OPENBLAS_L2_SIZE are unset for this command alone (OpenBLAS picks its
+# kernels for the CPU, as on a user's machine).  The package is installed
+# into a temporary library, never the site library, and the log kept in a
+# temporary file (nothing is left in the tree for R CMD build to find).
+# About four minutes on 2 cores.
+OPENBLAS := $(CURDIR)/.deps/openblas
+OPENBLAS_ENV := LD_PRELOAD=$(OPENBLAS)/libblas.so.3:$(OPENBLAS)/liblapack.so.3 NOT_CRAN=true \
+                RLSC_OPENBLAS=$(OPENBLAS)
+test-openblas: deps
+	@test -f $(OPENBLAS)/libblas.so.3 || { echo "test-openblas: no OpenBLAS in .deps/openblas (make deps unpacks it)"; exit 1; }
+	@lib=$$(mktemp -d) && log=$$(mktemp --suffix=-openblas.log) && \
+	$(R) CMD INSTALL --preclean --no-multiarch -l $$lib . > $$log 2>&1 && \
+	cd tests && env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(OPENBLAS_ENV) R_LIBS=$$lib$${R_LIBS:+:$$R_LIBS} \
+	  $(R) --vanilla -s -e 'b <- extSoftVersion()[["BLAS"]]; cat("BLAS:", b, "\n"); if (!grepl("openblas", b)) quit(status = 1)' && \
+	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE $(OPENBLAS_ENV) R_LIBS=$$lib$${R_LIBS:+:$$R_LIBS} \
+	  $(R) --vanilla -f testthat.R >> $$log 2>&1; status=$$?; rm -rf $$lib; \
+	grep -a -E '\[ FAIL [0-9]+ \|' $$log | tail -n 1; \
+	if [ $$status -ne 0 ]; then grep -a -A 12 -E '^── (Failure|Error)' $$log; \
+	  echo "test-openblas: FAILED, log in $$log"; exit 1; fi; \
+	echo "test-openblas: OK (log in $$log)"
 
 # The fuzz test with thousands of problems (the suite runs 300 of them):
 # about a minute for the default 3000.  FUZZ_FIRST and FUZZ_CASES choose

@@ -60,7 +60,53 @@ calibrate_fit <- function(best, spec, data, sel, fold_engines) {
     })
     fit_calibration(held, length(classes), l)
   })
-  list(K = K, foldid = fold, at = at)
+  list(K = K, foldid = fold, at = at,
+       path = path_maps(engines, data, best$path$lambda, K, length(classes), cw))
+}
+
+# Maps at about `count` values of the lambda grid, evenly spaced along it,
+# for probabilities at other lambdas (interpolated_map()); the held-out
+# values go in batches of lambdas of at most about 1e7 numbers.
+path_maps <- function(engines, data, grid, K, k, cw, count = 11L) {
+  at <- grid[unique(round(seq(1, length(grid), length.out = min(count, length(grid)))))]
+  n <- if (data$kind == "memory") nrow(data$rows$y) else sum(data$counts$n)
+  batch <- max(1L, floor(1e7 / (max(n, 1) * ncol(data$resp$y0))))
+  maps <- vector("list", length(at))
+  for (b in split(seq_along(at), ceiling(seq_along(at) / batch))) {
+    parts <- kfold_paths(engines, data, at[b], TRUE, TRUE, K)
+    for (j in seq_along(b)) {
+      held <- lapply(parts, function(p) {
+        list(f = matrix(p$loo[, , j], dim(p$loo)[1L]), code = class_codes(p$y),
+             w = observation_weights(p$weights, p$y, cw))
+      })
+      maps[[b[j]]] <- fit_map(bind_folds(held), k, if (b[j] > 1L) maps[[b[j] - 1L]])
+    }
+  }
+  list(lambda = at, maps = maps)
+}
+
+# The map at a lambda between those of path_maps(): the parameters
+# interpolated linearly in log(lambda) (lambda = 0, the end of a grid that
+# reaches least squares, counts as one step beyond its neighbour); beyond the
+# ends, the end's map.  Each map interpolated is fitted on held-out values,
+# so the interpolated one never saw a row's own label either.
+interpolated_map <- function(path, lambda) {
+  at <- path$lambda
+  pos <- log(at)
+  if (any(at == 0)) {
+    positive <- pos[at > 0]
+    step <- if (length(positive) > 1L) abs(diff(positive[1:2])) else 1
+    pos[at == 0] <- min(positive) - step
+  }
+  x <- if (lambda > 0) log(lambda) else min(pos)
+  if (x >= max(pos)) return(path$maps[[which.max(pos)]])
+  if (x <= min(pos)) return(path$maps[[which.min(pos)]])
+  hi <- which(pos >= x)[which.min(pos[pos >= x])]
+  lo <- which(pos <= x)[which.max(pos[pos <= x])]
+  if (hi == lo) return(path$maps[[hi]])
+  t <- (x - pos[lo]) / (pos[hi] - pos[lo])
+  mix <- function(field) (1 - t) * path$maps[[lo]][[field]] + t * path$maps[[hi]][[field]]
+  list(a = mix("a"), b = mix("b"))
 }
 
 # Weights without the class weights (rows of a class weighing 0 drop out).
@@ -205,19 +251,25 @@ class_probabilities <- function(object, decision, map) {
   p
 }
 
-# The stored calibration at `lambda` (a value of lambda_value()), or an error
-# that says where probabilities are served.
-calibration_at <- function(object, lambda) {
+# The stored calibration at `lambda` (a value of lambda_value()): the maps of
+# lambda_min and lambda_1se with the held-out values cross-fitting needs, or
+# (not for cross-fitting) a map interpolated along the grid; or an error that
+# says where probabilities are served.
+calibration_at <- function(object, lambda, crossfit = FALSE) {
   cal <- object$calibration
   if (is.null(cal)) {
     stop_arg("this fit has no probabilities: it was fitted with `calibration_folds` = 0; ",
              "refit with `calibration_folds` = 5 (the default)")
   }
   for (entry in cal$at) if (identical(as.double(entry$lambda), unname(as.double(lambda)))) return(entry)
-  stop_arg("probabilities are calibrated at `lambda_min` and `lambda_1se` only (the maps are ",
-           "fitted when fitting), not at `lambda` = ", paste(format(lambda), collapse = " "),
-           "; to calibrate there, refit with `lambda` = ", format(lambda[1L]),
-           " (a grid of that one value is its own lambda_min)")
+  if (!crossfit && length(unique(lambda)) == 1L && !is.null(cal$path)) {
+    return(list(lambda = lambda, full = interpolated_map(cal$path, lambda[1L])))
+  }
+  stop_arg(if (crossfit) "cross-fitted leave-one-out probabilities" else "probabilities",
+           " are calibrated at `lambda_min` and `lambda_1se`",
+           if (!crossfit) " (and, interpolated, at any single lambda)", ", not at `lambda` = ",
+           paste(format(lambda), collapse = " "), "; to calibrate there, refit with `lambda` = ",
+           format(lambda[1L]), " (a grid of that one value is its own lambda_min)")
 }
 
 # Cross-fitted probabilities of the LOO decision values `loo` (n x T, the

@@ -68,12 +68,12 @@
 #' @examples
 #' set.seed(1)
 #' x <- matrix(runif(600, -2, 2), ncol = 2)
-#' y <- sin(2 * x[, 1]) + x[, 2]^2 + rnorm(300, sd = 0.3)
-#' fit <- rlsc(x, y, kernel = nystrom(kernel_rbf(sigma = c(0.5, 1, 2)), m = 40))
+#' y <- sin(3 * x[, 1]) * cos(2 * x[, 2]) + rnorm(300, sd = 0.3)
+#' fit <- rlsc(x, y, kernel = nystrom(kernel_rbf(sigma = c(0.25, 0.5, 1, 2)), m = 40))
 #' fit
 #' fit$sigma_min
 #' predict(fit, x[1:3, ])
-#' rf <- rlsc(x, y, kernel = random_features(kernel_rbf(sigma = c(0.5, 1, 2)), m = 60))
+#' rf <- rlsc(x, y, kernel = random_features(kernel_rbf(sigma = c(0.25, 0.5, 1, 2)), m = 60))
 #' rf$cvm[rf$index_min]
 nystrom <- function(kernel, m, landmarks = NULL) {
   kernel <- feature_base(kernel, "nystrom")

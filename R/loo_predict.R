@@ -53,7 +53,7 @@ loo_predict.rlsc <- function(fit, lambda = fit$lambda_min, ..., type = c("respon
   warn_unreliable(fit$engine, out$lambda)
   if (type == "class") return(pad(fit, stats::setNames(class_labels(fit, out$loo), rownames(out$loo))))
   if (type == "prob") {
-    return(pad(fit, crossfit_probabilities(fit, out$loo, calibration_at(fit, out$lambda))))
+    return(pad(fit, crossfit_probabilities(fit, out$loo, calibration_at(fit, out$lambda, crossfit = TRUE))))
   }
   pad(fit, out$loo)
 }

@@ -3,18 +3,26 @@
 #' `type = "criterion"` draws the exact LOO criterion against
 #' \eqn{\log_{10}\lambda} with a band of one standard error, dashed vertical
 #' lines at `lambda_min` and `lambda_1se`, and the effective degrees of freedom
-#' on the top axis. `type = "coef"` draws the coefficient paths (for one
-#' response column or class, chosen by `response`) from the most penalized
-#' end on the left to the least penalized on the right, each named at its
-#' right end.
+#' on the top axis. `type = "coef"` draws the coefficient paths on the same
+#' axis, in the same direction (\eqn{\lambda} grows to the right), each named
+#' at its least penalized (left) end, as glmnet's plot does.
 #'
 #' The legend sits in a strip above the curves, so that it covers neither
-#' them nor the lines at `lambda_min` and `lambda_1se`. \eqn{\lambda = 0}
-#' (least squares, the last value of the default grid when it is defined) has
-#' no finite logarithm: it is drawn as a point with its error bar (a bar in
-#' the colour of the band) at the left end of the axis (the right end of the
-#' coefficient paths), labelled \eqn{-\infty}, behind a break in the axis. A
-#' fit with a single \eqn{\lambda} is drawn as a point with its error bar.
+#' them nor the lines at `lambda_min` and `lambda_1se`, and it lists only what
+#' is drawn: no band where the criterion has no standard error (GCV, a
+#' `criterion` function) and one line where `lambda_1se` is `lambda_min`.
+#' \eqn{\lambda = 0} (least squares, the last value of the default grid when
+#' it is defined) has no finite logarithm: it is drawn as a point with its
+#' error bar (a bar in the colour of the band) at the left end of the axis,
+#' labelled \eqn{-\infty}, behind a break in the axis. A fit with a single
+#' \eqn{\lambda} is drawn as a point with its error bar.
+#'
+#' A fit with one \eqn{\lambda} per response column (`per_response = TRUE`)
+#' draws one curve per column, named in the legend, each with its band and
+#' its own `lambda_min` (dashed) and `lambda_1se` (dotted) in its colour.
+#' With several response columns or classes, `type = "coef"` draws one panel
+#' per column (at most nine; `response` chooses), each titled with the name of
+#' its response column or class.
 #'
 #' For kernel fits with several kernel settings, `type = "criterion"` draws
 #' one curve per setting (the chosen one thicker, with its band and its
@@ -26,10 +34,12 @@
 #' @param x an [rlsc()] fit.
 #' @param type `"criterion"` or `"coef"`; for kernel fits `"criterion"` or
 #'   `"heatmap"`.
-#' @param response for `type = "coef"`, the response column or class whose
-#'   coefficients to draw (name or number).
+#' @param response for `type = "coef"`, the response columns or classes whose
+#'   coefficients to draw, by name or number, one panel each; by default all
+#'   of them (the first nine when there are more).
 #' @param xlab,ylab axis labels.
-#' @param main a title, drawn above the degrees-of-freedom axis.
+#' @param main a title, drawn above the degrees-of-freedom axis (above the
+#'   panels when there are several).
 #' @param ... further graphical arguments passed to [graphics::plot()] (for
 #'   example `ylim`, `log` or `cex.axis`; `col` sets the colours of the
 #'   coefficient paths).
@@ -39,11 +49,14 @@
 #' fit <- rlsc(mpg ~ ., data = mtcars, standardize = TRUE)
 #' plot(fit)
 #' plot(fit, type = "coef")
+#' cl <- rlsc(Species ~ ., data = iris)
+#' plot(cl, type = "coef")                         # a panel per class
+#' plot(cl, type = "coef", response = "virginica")
 #' kf <- rlsc(mpg ~ ., data = mtcars, standardize = TRUE,
 #'            kernel = kernel_rbf(sigma = c(2, 4, 8, 16)))
 #' plot(kf)
 #' plot(kf, type = "heatmap")
-plot.rlsc <- function(x, type = c("criterion", "coef"), response = 1L,
+plot.rlsc <- function(x, type = c("criterion", "coef"), response = NULL,
                       xlab = expression(log[10](lambda)), ylab = NULL, main = NULL, ...) {
   validate_rlsc(x)
   type <- match.arg(type)
@@ -51,7 +64,8 @@ plot.rlsc <- function(x, type = c("criterion", "coef"), response = 1L,
   if (x$per_response) {   # one curve per response column, each with its own lambdas
     responses <- names(x$index_min)
     curves <- lapply(paste0("mse_", responses), criterion_curve, path = x$path)
-    draw_criterion(x, curves, 1L, responses, xlab, ylab, main, ...)
+    draw_criterion(x, curves, seq_along(curves), responses, xlab,
+                   ylab %||% criterion_label("mse", x$cv), main, ...)
     return(invisible(x))
   }
   curve <- criterion_curve(x$path, x$criterion)
@@ -61,7 +75,7 @@ plot.rlsc <- function(x, type = c("criterion", "coef"), response = 1L,
 
 #' @rdname plot.rlsc
 #' @export
-plot.rlsc_kernel_fit <- function(x, type = c("criterion", "heatmap", "coef"), response = 1L,
+plot.rlsc_kernel_fit <- function(x, type = c("criterion", "heatmap", "coef"), response = NULL,
                                  xlab = expression(log[10](lambda)), ylab = NULL, main = NULL,
                                  ...) {
   validate_rlsc(x)
@@ -97,62 +111,100 @@ setting_labels <- function(grid) {
 }
 
 # The criterion plot of linear and kernel fits alike: one curve per setting
-# (one for a linear fit), the chosen one with its band of one standard error,
-# the lines at lambda_min and lambda_1se, the degrees of freedom on top, and
-# a legend in a strip above the curves.
-draw_criterion <- function(x, curves, chosen, labels, xlab, ylab, main, ...) {
+# (one for a linear fit, one per response column with per_response), the band
+# of one standard error around the curves `banded` (the chosen setting, or
+# every response column, each in its colour), the lines at lambda_min and
+# lambda_1se, the degrees of freedom on top, and a legend of what is drawn in
+# a strip above the curves.
+draw_criterion <- function(x, curves, banded, labels, xlab, ylab, main, ...) {
   several <- length(curves) > 1L
+  own <- isTRUE(x$per_response)   # each curve has its own lambdas
+  chosen <- banded[1L]
   cols <- if (several) grDevices::hcl.colors(length(curves), "Dark 3") else "black"
-  lwd <- ifelse(seq_along(curves) == chosen, 2.5, 1)
-  if (!several) lwd <- 2
-  band <- grDevices::adjustcolor("grey", 0.45)
-  all_lambda <- unlist(lapply(curves, `[[`, "lambda"))
-  main_curve <- curves[[chosen]]
-  lo <- main_curve$cvm - main_curve$se
-  hi <- main_curve$cvm + main_curve$se
-  values <- c(unlist(lapply(curves, `[[`, "cvm")), lo, hi)
+  lwd <- if (!several) 2 else if (own) rep(1.5, length(curves)) else
+    ifelse(seq_along(curves) == chosen, 2.5, 1)
+  band_col <- if (own) grDevices::adjustcolor(cols, 0.2) else
+    rep(grDevices::adjustcolor("grey", 0.45), length(curves))
+  # a band only where the criterion has standard errors (not GCV, not a function)
+  banded <- banded[vapply(curves[banded], function(cv) any(is.finite(cv$se)), NA)]
+  lo <- lapply(curves, function(cv) cv$cvm - cv$se)
+  hi <- lapply(curves, function(cv) cv$cvm + cv$se)
+  values <- c(unlist(lapply(curves, `[[`, "cvm")), unlist(lo[banded]), unlist(hi[banded]))
   values <- values[is.finite(values)]
+  # lambda_1se is drawn where it differs from lambda_min (GCV has none)
+  marks <- selection_marks(x, if (own) cols else NULL)
   dots <- list(...)
   # curves over more than a decade (kernel settings that overfit at small
-  # lambda) on a log axis, so that none is cut off and none flattens the rest
-  log_y <- dots$log %||% if (several && x$criterion == "mse" && min(values) > 0 &&
+  # lambda, response columns on different scales) on a log axis, so that
+  # none is cut off and none flattens the rest
+  log_y <- dots$log %||% if (several && x$criterion %in% c("mse", "misclass") && min(values) > 0 &&
                             max(values) > 10 * min(values)) "y" else ""
   if (grepl("y", log_y)) values <- values[values > 0]
-  legend <- list(
-    legend = c(if (several) labels else criterion_label(x$criterion, x$cv), "\u00b1 1 SE", "lambda_min", "lambda_1se"),
-    col = c(cols, NA, "firebrick", "steelblue"),
-    lty = c(rep(1, length(curves)), NA, 2, 2),
-    lwd = c(lwd, NA, 1, 1),
-    pch = c(rep(if (nrow(main_curve) == 1L) 19 else NA, length(curves)), NA, NA, NA),
-    fill = c(rep(NA, length(curves)), band, NA, NA),
-    border = c(rep(NA, length(curves)), NA, NA, NA))
-  if (several) legend$lwd[chosen] <- 2.5
-  xs <- lambda_x(all_lambda)
-  xlim <- dots$xlim %||% padded_range(xs)
+  legend <- criterion_legend(x, curves, chosen, labels, cols, lwd, banded, band_col, marks, own)
+  all_lambda <- unlist(lapply(curves, `[[`, "lambda"))
+  xlim <- dots$xlim %||% padded_range(lambda_x(all_lambda))
   ylim <- dots$ylim %||% legend_room(range(values), legend, grepl("y", log_y))
   dots$xlim <- dots$ylim <- dots$log <- NULL
   do.call(graphics::plot, c(list(x = xlim, y = ylim, type = "n", xlab = xlab, xaxt = "n",
                                  ylab = ylab %||% criterion_label(x$criterion, x$cv), log = log_y,
                                  xlim = xlim, ylim = ylim), dots))
   lambda_axis(all_lambda)
-  # the band and the error bars of the chosen setting, then every curve
-  pos <- main_curve$lambda > 0
-  mx <- lambda_x(main_curve$lambda, all_lambda)
-  if (sum(pos) > 1L) {
-    graphics::polygon(c(mx[pos], rev(mx[pos])), c(lo[pos], rev(hi[pos])), border = NA, col = band)
+  for (i in banded) draw_band(curves[[i]], lo[[i]], hi[[i]], all_lambda, band_col[i])
+  for (i in seq_along(curves)) draw_curve(curves[[i]], all_lambda, cols[i], lwd[i])
+  graphics::segments(lambda_x(marks$lambda, all_lambda), bottom_y(), lambda_x(marks$lambda, all_lambda),
+                     max(values), lty = marks$lty, col = marks$col)
+  draw_legend(legend)
+  df_axis(lambda_x(curves[[chosen]]$lambda, all_lambda), curves[[chosen]]$df, main)
+}
+
+# The vertical lines at lambda_min and lambda_1se: one pair, or one per
+# response column in its colour (`cols`); lambda_1se only where it differs.
+selection_marks <- function(x, cols = NULL) {
+  k <- length(x$lambda_min)
+  col_min <- if (is.null(cols)) rep("firebrick", k) else cols
+  col_1se <- if (is.null(cols)) rep("steelblue", k) else cols
+  differ <- x$lambda_1se != x$lambda_min
+  data.frame(lambda = c(x$lambda_min, x$lambda_1se[differ]),
+             col = c(col_min, col_1se[differ]),
+             lty = c(rep(2, k), rep(if (is.null(cols)) 2 else 3, sum(differ))),
+             which = c(rep("lambda_min", k), rep("lambda_1se", sum(differ))))
+}
+
+# The legend of the criterion plot: the curves, then the band and the lines
+# when they are drawn.
+criterion_legend <- function(x, curves, chosen, labels, cols, lwd, banded, band_col, marks, own) {
+  n <- length(curves)
+  single <- nrow(curves[[chosen]]) == 1L
+  legend <- list(legend = if (n > 1L) labels else criterion_label(x$criterion, x$cv),
+                 col = cols, lty = rep(1, n), lwd = lwd, pch = rep(if (single) 19 else NA, n),
+                 fill = rep(NA, n), border = rep(NA, n))
+  add <- function(legend, label, col = NA, lty = NA, fill = NA) {
+    Map(c, legend, list(label, col, lty, if (is.na(lty)) NA else 1, NA, fill, NA))
   }
-  single <- if (sum(pos) == 1L) pos else !pos
-  if (any(single)) {   # a point's band: a bar of the band's colour
-    graphics::segments(mx[single], lo[single], mx[single], hi[single], col = band, lwd = 10,
+  if (length(banded)) {
+    legend <- add(legend, "\u00b1 1 SE", fill = if (own) grDevices::adjustcolor("grey40", 0.3) else band_col[1L])
+  }
+  neutral <- if (own) "grey30"
+  legend <- add(legend, "lambda_min", neutral %||% "firebrick", 2)
+  if (any(marks$which == "lambda_1se")) {
+    legend <- add(legend, "lambda_1se", neutral %||% "steelblue", if (own) 3 else 2)
+  }
+  legend
+}
+
+# A curve's band of one standard error: a polygon over lambda > 0, a bar of
+# the band's colour at a point alone (lambda = 0, or a single lambda).
+draw_band <- function(curve, lo, hi, all_lambda, col) {
+  xs <- lambda_x(curve$lambda, all_lambda)
+  pos <- curve$lambda > 0 & is.finite(lo) & is.finite(hi)
+  if (sum(pos) > 1L) {
+    graphics::polygon(c(xs[pos], rev(xs[pos])), c(lo[pos], rev(hi[pos])), border = NA, col = col)
+  }
+  single <- (if (sum(pos) == 1L) pos else curve$lambda == 0) & is.finite(lo) & is.finite(hi)
+  if (any(single)) {
+    graphics::segments(xs[single], lo[single], xs[single], hi[single], col = col, lwd = 10,
                        lend = "butt")
   }
-  for (i in seq_along(curves)) draw_curve(curves[[i]], all_lambda, cols[i], lwd[i])
-  top <- max(values)
-  at <- lambda_x(c(x$lambda_min, x$lambda_1se), all_lambda)
-  graphics::segments(at, bottom_y(), at, top, lty = 2,   # one pair per response column
-                     col = rep(c("firebrick", "steelblue"), each = length(x$lambda_min)))
-  draw_legend(legend)
-  df_axis(mx, main_curve$df, main)
 }
 
 # One curve: a line over lambda > 0, and lambda = 0 as a point joined to it by
@@ -192,20 +244,21 @@ padded_range <- function(xs) {
 }
 
 # The bottom axis in log10(lambda), with a tick "-Inf" (log10 of lambda = 0)
-# behind a break mark.
-lambda_axis <- function(all, side = 1L) {
+# behind a break mark, and no tick left of `from`.  A tick whose label would
+# come within two characters of the "-Inf" label is left out.
+lambda_axis <- function(all, side = 1L, from = -Inf) {
   at <- graphics::axTicks(side)
-  if (any(all == 0)) {
-    z <- zero_x(all)
-    pos <- all[all > 0]
-    if (!length(pos)) return(graphics::axis(side, at = z, labels = expression(-infinity)))
-    first <- log10(min(pos))
-    at <- c(z, at[at > (z + first) / 2])
-    graphics::axis(side, at = at, labels = c(expression(-infinity), format(at[-1L])))
-    axis_break((z + first) / 2)
-  } else {
-    graphics::axis(side, at = at)
-  }
+  at <- at[at >= from - 1e-8]
+  if (!any(all == 0)) return(graphics::axis(side, at = at))
+  z <- zero_x(all)
+  pos <- all[all > 0]
+  if (!length(pos)) return(graphics::axis(side, at = z, labels = expression(-infinity)))
+  cut <- (z + log10(min(pos))) / 2
+  width <- function(s) abs(graphics::strwidth(s, cex = graphics::par("cex.axis")))
+  at <- at[at > cut]
+  at <- at[at - width(format(at)) / 2 > z + width(expression(-infinity)) / 2 + 2 * width("m")]
+  graphics::axis(side, at = c(z, at), labels = c(expression(-infinity), format(at)))
+  axis_break(cut)
 }
 
 # The bottom of the plot region in user coordinates (also on a log axis).
@@ -261,35 +314,87 @@ df_axis <- function(xs, df, main = NULL) {
   if (!is.null(main)) graphics::title(main = main, line = 3)
 }
 
-# Coefficient paths from the most penalized end (left) to the least penalized
-# (right), where the paths are apart and each is named, at distinct heights
-# joined to its path by a thin line.
+# Coefficient paths against log10(lambda), in the direction of the criterion
+# plot: one panel per response column or class (titled with its name) when
+# there are several.
 plot_coef <- function(x, response, xlab, ylab, main = NULL, ...) {
   if (!x$nvars) stop_arg("nothing to plot: the fit has no coefficients besides the intercept")
   beta <- coef_path(x)
-  if (!(response %in% seq_len(dim(beta)[3L]) || response %in% dimnames(beta)[[3L]])) {
-    stop_arg("`response` must be one of ", paste(dimnames(beta)[[3L]], collapse = ", "),
-             " or a number up to ", dim(beta)[3L], ", not ", format(response))
+  names <- dimnames(beta)[[3L]]
+  which <- coef_panels(response, names)
+  if (length(which) == 1L) {
+    title <- if (length(names) > 1L) paste(c(main, panel_title(x, names[which])), collapse = ": ")
+    coef_panel(x, beta, which, xlab, ylab, title %||% main, ...)
+    return(invisible(x))
   }
-  b <- matrix(beta[, , response], x$nvars)   # d x L, also for d = 1
+  # smaller margins and legend than a single plot's, so that the curves keep
+  # most of each panel
+  old <- graphics::par(mfrow = panel_grid(length(which)), mar = c(3.6, 3.6, 4.6, 1),
+                       mgp = c(2.2, 0.7, 0), oma = c(0, 0, if (is.null(main)) 0 else 2, 0))
+  on.exit(graphics::par(old))
+  for (j in which) coef_panel(x, beta, j, xlab, ylab, panel_title(x, names[j]), legend_cex = 0.8, ...)
+  if (!is.null(main)) graphics::mtext(main, side = 3, outer = TRUE, font = 2, cex = 1.2)
+  invisible(x)
+}
+
+# The response columns `response` names (all, up to nine, when NULL).
+coef_panels <- function(response, names) {
+  if (is.null(response)) {
+    if (length(names) > 9L) {
+      message("drawing the coefficients of the first 9 of ", length(names), " response columns; ",
+              "`response` chooses others")
+    }
+    return(seq_len(min(length(names), 9L)))
+  }
+  hit <- if (is.numeric(response)) match(response, seq_along(names)) else match(response, names)
+  if (!length(response) || anyNA(hit)) {
+    stop_arg("`response` must be one or more of ", paste(names, collapse = ", "),
+             " or numbers up to ", length(names), ", not ", paste(format(response), collapse = ", "))
+  }
+  hit
+}
+
+# Rows and columns for k panels on the current device: the layout whose
+# panels are largest, counting a panel by its height or two thirds of its
+# width, whichever is smaller (a panel about 1.5 times as wide as high).
+panel_grid <- function(k) {
+  din <- graphics::par("din")
+  ncol <- seq_len(k)
+  nrow <- ceiling(k / ncol)
+  size <- pmin(din[1L] / ncol / 1.5, din[2L] / nrow)
+  best <- which.max(size)
+  c(nrow[best], ncol[best])
+}
+
+panel_title <- function(x, name) {
+  if (x$type == "classification") paste("class", name) else name
+}
+
+# One panel of coefficient paths, from the least penalized end (left, where
+# the paths are apart and each is named, at distinct heights joined to its
+# path by a thin line) to the most penalized (right), with that response
+# column's lambda_min and lambda_1se.
+coef_panel <- function(x, beta, which, xlab, ylab, main, legend_cex = 1, ...) {
+  b <- matrix(beta[, , which], x$nvars)   # d x L, also for d = 1
   dots <- list(...)
   cols <- rep_len(dots$col %||% grDevices::hcl.colors(x$nvars, "Dark 3"), x$nvars)
   dots$col <- NULL
   xs <- lambda_x(x$lambda)
-  right <- which.min(x$lambda)   # the least penalized end
-  legend <- list(legend = c("lambda_min", "lambda_1se"), col = c("firebrick", "steelblue"),
-                 lty = 2)
-  ylim <- dots$ylim %||% legend_room(range(b, 0), legend)
-  # room at the right for the names: their width as a share of the plot region
+  left <- which.min(x$lambda)   # the least penalized end
+  k <- if (length(x$lambda_min) > 1L) which else 1L
+  marks <- selection_marks(list(lambda_min = x$lambda_min[k], lambda_1se = x$lambda_1se[k]))
+  legend <- list(legend = marks$which, col = marks$col, lty = marks$lty)
+  ylim <- dots$ylim %||% legend_room(range(b, 0), legend, cex = legend_cex)
+  # room at the left for the names: their width as a share of the plot region
   cex <- 0.7
   share <- min(0.4, (max(graphics::strwidth(x$xnames, "inches", cex = cex)) + 0.15) /
                  graphics::par("pin")[1L])
   span <- padded_range(xs)
-  xlim <- dots$xlim %||% c(span[2L], span[1L] - diff(span) * share / (1 - share))
+  xlim <- dots$xlim %||% c(span[1L] - diff(span) * share / (1 - share), span[2L])
   dots$xlim <- dots$ylim <- NULL
   do.call(graphics::plot, c(list(x = span, y = ylim, type = "n", xlab = xlab, xaxt = "n",
                                  ylab = ylab %||% "coefficient", xlim = xlim, ylim = ylim), dots))
-  lambda_axis(x$lambda)
+  lambda_axis(x$lambda, from = min(xs))
   graphics::abline(h = 0, col = "grey")
   pos <- x$lambda > 0
   for (j in seq_len(x$nvars)) {
@@ -301,20 +406,18 @@ plot_coef <- function(x, response, xlab, ylab, main = NULL, ...) {
     }
     if (length(xs) == 1L) graphics::points(xs, b[j, 1L], col = cols[j], pch = 19)
   }
-  at <- lambda_x(c(x$lambda_min, x$lambda_1se), x$lambda)
-  graphics::segments(at, bottom_y(), at, max(b, 0), lty = 2,
-                     col = rep(c("firebrick", "steelblue"), each = length(x$lambda_min)))
+  at <- lambda_x(marks$lambda, x$lambda)
+  graphics::segments(at, bottom_y(), at, max(b, 0), lty = marks$lty, col = marks$col)
   gap <- graphics::par("cxy")[2L] * cex   # one line of the names' text
-  ends <- b[, right]
+  ends <- b[, left]
   heights <- spread_labels(ends, gap, bottom_y() + gap / 2, max(b, 0) + gap / 2)
-  x0 <- xs[right]
-  x1 <- x0 - abs(graphics::strwidth("mm", cex = cex))   # the axis runs right to left
+  x0 <- xs[left]
+  x1 <- x0 - graphics::strwidth("mm", cex = cex)
   graphics::segments(x0, ends, x1, heights, col = cols, lwd = 0.7)
-  graphics::text(x1, heights, paste0(" ", x$xnames), adj = c(0, 0.5), cex = cex, col = cols,
+  graphics::text(x1, heights, paste0(x$xnames, " "), adj = c(1, 0.5), cex = cex, col = cols,
                  xpd = NA)
-  draw_legend(legend)
+  draw_legend(legend, legend_cex)
   df_axis(xs, x$df, main)
-  invisible(x)
 }
 
 # Label heights near `y` but at least `gap` apart, within [lo, hi] when they

@@ -1,7 +1,11 @@
 #' Print an rlsc fit
 #'
 #' Shows the call, the size and form of the problem, and the LOO criterion at
-#' `lambda_min` and `lambda_1se`.
+#' `lambda_min` and `lambda_1se` (at `lambda_min` alone for a criterion
+#' without standard errors, such as GCV, where there is no `lambda_1se`). A
+#' fit with one \eqn{\lambda} per response column (`per_response = TRUE`)
+#' shows one row per response column or class, named by it (the first ten;
+#' `summary()` shows all).
 #'
 #' @param x an [rlsc()] fit.
 #' @param digits significant digits.
@@ -21,32 +25,37 @@ print.rlsc <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
               what, x$nobs, positive_note(x), x$nvars, x$form,
               if (x$data$kind == "chunks") " from chunks" else "",
               count_of(length(x$lambda), "lambda value")))
-  cat(sprintf("%s: %s\n", validation_label(x$cv), criterion_label(x$criterion, x$cv)))
+  cat(sprintf("%s: %s\n", validation_label(x$cv), selection_label(x)))
   pairs <- attr(x$path, "pairs")
   if (isTRUE(pairs$sampled)) {
     cat(sprintf("(over a seeded uniform sample of %s of the %s positive-negative pairs)\n",
                 format(pairs$used), format(pairs$total, scientific = FALSE)))
   }
   cat("\n")
-  print(selection_table(x), digits = digits)
+  tab <- selection_table(x)
+  print(utils::head(tab, 10L), digits = digits)
+  if (nrow(tab) > 10L) {
+    cat(sprintf(" [ %d more response columns; summary(fit) or fit$lambda_min has them all ]\n",
+                nrow(tab) - 10L))
+  }
   cat("\n")
   invisible(x)
 }
 
 # lambda_min and lambda_1se with their df and criterion; one row per response
-# column for a fit with one lambda per column.
+# column, named by it, for a fit with one lambda per column.
 selection_table <- function(x) {
   if (isTRUE(x$per_response)) {
     cols <- names(x$index_min)
-    pick <- function(idx, v) x$path[[v]][idx]
-    return(data.frame(lambda_min = x$lambda_min, df = x$df[x$index_min],
-                      mse = mapply(function(i, r) pick(i, paste0("mse_", r)), x$index_min, cols),
-                      lambda_1se = x$lambda_1se, row.names = cols))
+    pick <- function(v) mapply(function(i, r) x$path[[paste0("mse_", r, v)]][i], x$index_min, cols)
+    return(data.frame(lambda_min = x$lambda_min, df = x$df[x$index_min], mse = pick(""),
+                      se = pick("_se"), lambda_1se = x$lambda_1se, row.names = cols))
   }
   idx <- c(x$index_min, x$index_1se)
   tab <- data.frame(lambda = x$lambda[idx], df = x$df[idx], criterion = x$cvm[idx],
                     se = x$cvsd[idx], row.names = c("lambda_min", "lambda_1se"))
   names(tab)[3L] <- x$criterion
+  if (all(is.na(x$cvsd))) tab <- tab[1L, -4L]   # no standard error, so no lambda_1se
   tab
 }
 
@@ -60,6 +69,13 @@ validation_label <- function(cv) {
 
 positive_note <- function(x) {
   if (x$npos < x$nobs) sprintf(" (%.0f with positive weight)", x$npos) else ""
+}
+
+# What chose lambda: the criterion, or each response column's own squared error.
+selection_label <- function(x) {
+  if (!isTRUE(x$per_response)) return(criterion_label(x$criterion, x$cv))
+  paste(criterion_label("mse", x$cv), "of each",
+        if (x$type == "classification") "class (one-vs-all column)" else "response column")
 }
 
 criterion_label <- function(criterion, cv = "loo") {

@@ -4,6 +4,9 @@
 # Package names after the options install those instead, for the targets that
 # need more than the check (`make site`: pkgdown, `make coverage`: covr,
 # `make lint`: lintr), only when such a target runs.
+# (loading some packages asks timedatectl for the time zone, which warns in
+# containers without systemd)
+if (!nzchar(Sys.getenv("TZ"))) Sys.setenv(TZ = "UTC")
 args <- commandArgs(trailingOnly = TRUE)
 named <- args[!startsWith(args, "--")]
 if (length(named)) {
@@ -18,26 +21,46 @@ missing <- function() {
   pkgs <- setdiff(wanted, base)
   pkgs[!vapply(pkgs, requireNamespace, logical(1), quietly = TRUE)]
 }
-# future 1.40 changed how backends run futures.  The future.apply,
-# future.batchtools and batchtools of Debian 12 predate it: beside a newer
-# future (from CRAN, as another package's dependency) a failed future's error
-# is lost, so they then come from CRAN too.
-outdated <- function() {
-  # the versions on disk, not those of namespaces missing() loaded
-  version <- function(p) {
-    path <- find.package(p, lib.loc = .libPaths(), quiet = TRUE)
-    if (length(path)) package_version(read.dcf(file.path(path[1L], "DESCRIPTION"), "Version")[1L])
+# Installed packages older than a requirement (">=") of a package the
+# wanted ones need, recursively: Debian's builds can be older than what a
+# package from CRAN (parsnip's stack, future's) requires, and install.packages()
+# installs missing dependencies but never upgrades old ones.  `db` says what
+# each package requires: the installed DESCRIPTIONs (--check, offline) or the
+# repository's index (when installing from it).
+requirements <- function(entry) {
+  fields <- entry[intersect(c("Depends", "Imports", "LinkingTo"), names(entry))]
+  parts <- trimws(unlist(strsplit(gsub("\n", " ", fields[!is.na(fields)]), ",")))
+  parts <- parts[nzchar(parts)]
+  data.frame(name = sub("^([A-Za-z0-9.]+).*$", "\\1", parts),
+             min = ifelse(grepl(">=", parts), sub(".*>=\\s*([^) ]+).*", "\\1", parts), NA))
+}
+outdated <- function(db = installed.packages(), seeds = wanted) {
+  have <- installed.packages()
+  version <- function(p) if (p %in% rownames(have)) package_version(have[p, "Version"])
+  old <- character()
+  seen <- c(base, "R")
+  queue <- intersect(seeds, rownames(db))
+  while (length(queue)) {
+    p <- queue[1L]
+    queue <- queue[-1L]
+    if (p %in% seen) next
+    seen <- c(seen, p)
+    req <- requirements(db[p, ])
+    for (k in seq_len(nrow(req))) {
+      q <- req$name[k]
+      if (q %in% c(base, "R")) next
+      v <- version(q)
+      if (!is.null(v) && !is.na(req$min[k]) && v < req$min[k]) old <- union(old, q)
+      if (q %in% rownames(db)) queue <- c(queue, q)
+    }
   }
-  if (is.null(version("future")) || version("future") < "1.40.0") return(character())
-  minimum <- c(future.apply = "1.20.0", future.batchtools = "0.20.0", batchtools = "0.9.17")
-  pkgs <- intersect(names(minimum), c(wanted, if ("future.batchtools" %in% wanted) "batchtools"))
-  pkgs[vapply(pkgs, function(p) !is.null(version(p)) && version(p) < minimum[[p]], logical(1))]
+  old
 }
 need <- missing()
 old <- outdated()
 if ("--check" %in% args) {
   if (length(need)) cat("missing:", need, "\n")
-  if (length(old)) cat("older than the installed future needs:", old, "\n")
+  if (length(old)) cat("older than other packages require:", old, "\n")
   if (!length(c(need, old))) cat("deps: all present\n")
   quit(status = length(c(need, old)) > 0)
 }
@@ -54,9 +77,12 @@ if (apt) {
   }
   need <- missing()
 }
-# from the repository configured for this R (never one written here)
+# from the repository configured for this R (never one written here), with
+# every installed package older than what the repository's versions require
 if (length(c(need, old))) {
   if (identical(unname(getOption("repos")["CRAN"]), "@CRAN@")) chooseCRANmirror(ind = 1, local.only = TRUE)
+  repo <- available.packages()
+  old <- union(old, outdated(repo, c(need, old)))
   install.packages(c(need, old))
 }
 need <- c(missing(), outdated())

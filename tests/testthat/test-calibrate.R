@@ -170,8 +170,26 @@ test_that("the map is stored at fit time: predict() applies it, at lambda_min an
   expect_equal(unname(q), ref_map_prob(map, f), tolerance = 1e-12)
   expect_false(isTRUE(all.equal(p, q)))
   expect_equal(unname(rowSums(predict(fit, iris[1:3, ], type = "prob", lambda = "lambda_1se"))), rep(1, 3))
-  expect_error(predict(fit, iris[1:3, ], type = "prob", lambda = 123.4),
-               "probabilities are calibrated at `lambda_min` and `lambda_1se` only .*not at `lambda` = 123.4; to calibrate there, refit with `lambda` = 123.4")
+  # other lambdas: maps fitted at 11 values along the grid, interpolated in log(lambda)
+  path <- fit$calibration$path
+  expect_length(path$maps, 11L)
+  expect_true(all(path$lambda %in% fit$lambda))
+  at <- path$lambda[4]
+  f4 <- predict(fit, iris[c(1, 51, 101), ], lambda = at)
+  expect_equal(unname(predict(fit, iris[c(1, 51, 101), ], type = "prob", lambda = at)),
+               ref_map_prob(path$maps[[4]], f4), tolerance = 1e-12)
+  mid <- sqrt(path$lambda[4] * path$lambda[5])
+  half <- list(a = (path$maps[[4]]$a + path$maps[[5]]$a) / 2, b = (path$maps[[4]]$b + path$maps[[5]]$b) / 2)
+  fm <- predict(fit, iris[c(1, 51, 101), ], lambda = mid)
+  expect_equal(unname(predict(fit, iris[c(1, 51, 101), ], type = "prob", lambda = mid)),
+               ref_map_prob(half, fm), tolerance = 1e-12)
+  big <- max(fit$lambda) * 10   # beyond the grid: the end's map
+  expect_equal(unname(predict(fit, iris[1:3, ], type = "prob", lambda = big)),
+               ref_map_prob(path$maps[[1]], predict(fit, iris[1:3, ], lambda = big)), tolerance = 1e-12)
+  # cross-fitted LOO probabilities need the held-out values kept at lambda_min and lambda_1se
+  expect_error(loo_predict(fit, lambda = 123.4, type = "prob"),
+               paste0("cross-fitted leave-one-out probabilities are calibrated at `lambda_min` and ",
+                      "`lambda_1se`, not at `lambda` = 123.4"))
   pp <- predict(fit, iris[1:3, ], type = "prob", s = c("lambda_min", "lambda_1se"))
   expect_identical(dim(pp), c(3L, 3L, 2L))
   none <- rlsc(Species ~ ., data = iris, calibration_folds = 0)

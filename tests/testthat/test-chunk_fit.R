@@ -139,8 +139,6 @@ test_that("parallel backends give the same fit, and workers get descriptors, not
   paths <- file.path(dir, paste0("p", 1:6, ".rds"))
   for (i in 1:6) saveRDS(list(x = d$x[idx[[i]], ], y = d$y[idx[[i]]], weights = w[idx[[i]]]), paths[i])
   src <- chunk_files(paths)
-  old <- options(future.globals.maxSize = 1e5)   # far below the data's size
-  on.exit(options(old), add = TRUE)
   on.exit(future::plan("sequential"), add = TRUE)
   for (backend in c("multisession", "cluster")) {
     if (backend == "multisession") future::plan("multisession", workers = 2) else {
@@ -151,12 +149,25 @@ test_that("parallel backends give the same fit, and workers get descriptors, not
     # in the order of the chunks' rows
     expect_equal(unname(loo_predict(fit)), unname(loo_predict(ref)[unlist(idx)]), tolerance = 1e-10)
   }
-  # a read() written at the top level, referring to a global: its globals travel
+  # a read() written at the top level, referring to globals: they travel,
+  # and the workers read the rows themselves.  (A cap on the size of what
+  # travels, future.globals.maxSize, cannot tell: future 1.80 counts a task
+  # as about 130 KiB where future 1.31 counted 11 KiB, and covr's
+  # instrumented functions, which carry their source, as 1 MiB.)
   future::plan("multisession", workers = 2)
   env <- new.env(parent = globalenv())
   assign("the_paths", paths, envir = env)
-  read <- eval(quote(function(i) readRDS(the_paths[i])), env)
+  assign("the_log", file.path(dir, "reads.txt"), envir = env)
+  read <- eval(quote(function(i) {
+    cat(Sys.getpid(), i, "\n", file = the_log, append = TRUE)
+    readRDS(the_paths[i])
+  }), env)
   expect_same_fit(rlsc_short(chunk_source(1:6, read)), ref)
+  reads <- utils::read.table(file.path(dir, "reads.txt"), col.names = c("pid", "chunk"))
+  master <- reads$pid == Sys.getpid()
+  expect_true(all(reads$chunk[master] == 1L))   # the first chunk, for the template
+  expect_identical(sort(unique(reads$chunk[!master])), 1:6)
+  expect_identical(sum(!master), 12L)   # each chunk once a pass, on a worker
 })
 
 test_that("progress is reported through progressr, one step per chunk and pass", {

@@ -14,7 +14,8 @@ test_that("plot() draws the criterion and the coefficient paths, returning invis
     cl <- rlsc(Species ~ ., data = iris)
     expect_invisible(plot(cl, type = "coef", response = "virginica"))
     expect_error(plot(cl, type = "coef", response = "rose"),
-                 "`response` must be one of setosa, versicolor, virginica")
+                 "^`response` must be one or more of setosa, versicolor, virginica or numbers up to 3, not rose$")
+    expect_error(plot(cl, type = "coef", response = c(1, 4)), "numbers up to 3, not 1, 4$")
   })
   expect_error(plot(fit, type = "pie"), "'arg' should be one of")
 })
@@ -68,7 +69,7 @@ record_plot <- function(code) {
          if (is.list(f) && !is.null(f$name)) f$name else ""
        }, ""),
        args = lapply(dl, function(e) e[[2]][-1]),
-       par = par(c("usr", "cxy", "pin", "ylog")))
+       par = par(c("usr", "cxy", "pin", "ylog", "mfrow")))
 }
 
 # The y coordinates of the legend's texts (the call whose labels include `label`).
@@ -92,7 +93,7 @@ test_that("plot() puts the legend above the curve and its band, with the band in
   }
 })
 
-test_that("coefficient paths are named at their least penalized (right) end, at distinct heights", {
+test_that("coefficient paths run in the direction of the criterion plot, named at their left end", {
   skip_if_not_installed("MASS")
   for (fit in list(rlsc(mpg ~ ., data = mtcars), rlsc(medv ~ ., data = MASS::Boston))) {
     rec <- record_plot(plot(fit, type = "coef"))
@@ -100,17 +101,134 @@ test_that("coefficient paths are named at their least penalized (right) end, at 
                    vapply(rec$args, function(a) length(a) > 1L && identical(trimws(a[[2]]), fit$xnames), NA))
     expect_length(hit, 1L)
     xy <- rec$args[[hit]][[1]]
-    # the axis runs from large lambda (left) to small (right): the names sit
-    # right of the least penalized end, lambda = 0 here
+    # lambda grows to the right as in plot(fit): the least penalized end,
+    # lambda = 0 here, is at the left, and the names left of it
     expect_identical(fit$lambda[length(fit$lambda)], 0)
     usr <- rec$par$usr
-    expect_gt(usr[1], usr[2])
+    expect_lt(usr[1], usr[2])
+    crit <- record_plot(plot(fit))
+    expect_lt(crit$par$usr[1], crit$par$usr[2])
     end_x <- getFromNamespace("lambda_x", "rlsc")(0, fit$lambda)
     expect_true(all(xy$x < end_x))
+    expect_true(all(xy$x > usr[1]))
     # at distinct heights: a line of text apart
     expect_gte(min(diff(sort(xy$y))), 0.99 * rec$par$cxy[2] * 0.7)
     expect_true(all(xy$y >= min(usr[3:4]) & xy$y <= max(usr[3:4])))
   }
+})
+
+# The labels and positions of the bottom axis of a plot drawn on a device of
+# 800 x 550 pixels at 110 dpi (as `make demo` writes them), and the width of
+# each label in user coordinates.
+bottom_axis <- function(code) {
+  pdf(NULL, width = 800 / 110, height = 550 / 110)
+  on.exit(dev.off())
+  dev.control("enable")
+  force(code)
+  dl <- recordPlot()[[1]]
+  axes <- Filter(function(e) identical(e[[2]][[1]]$name, "C_axis") && e[[2]][[2]] == 1, dl)
+  a <- axes[[length(axes)]][[2]]
+  labels <- if (is.expression(a[[4]]) || is.list(a[[4]])) as.list(a[[4]]) else a[[4]]
+  list(at = a[[3]], labels = labels,
+       width = vapply(labels, function(l) strwidth(if (is.character(l)) l else as.expression(l)), 1),
+       m = strwidth("m"))
+}
+
+test_that("the -Inf tick of lambda = 0 keeps two characters from the next tick's label", {
+  skip_if_not_installed("MASS")
+  fits <- list(rlsc(Species ~ ., data = iris), rlsc(mpg ~ ., data = mtcars), rlsc(weight ~ height, data = women),
+               rlsc(medv ~ ., data = MASS::Boston))
+  for (fit in fits) {
+    for (type in c("criterion", "coef")) {
+      ax <- bottom_axis(plot(fit, type = type))
+      zero <- getFromNamespace("lambda_x", "rlsc")(0, fit$lambda)
+      expect_equal(ax$at[1], zero)
+      expect_identical(deparse(ax$labels[[1]]), "-infinity")
+      gap <- (ax$at[2] - ax$width[2] / 2) - (ax$at[1] + ax$width[1] / 2)
+      expect_gt(gap, 2 * ax$m)
+    }
+  }
+  # iris drew "-4" next to "-Inf" before: its grid's smallest positive lambda is near 1e-3.5
+  ax <- bottom_axis(plot(fits[[1]]))
+  expect_false(-4 %in% ax$at)
+})
+
+test_that("the GCV plot's legend lists only what is drawn: no band, no lambda_1se", {
+  fit <- rlsc(mpg ~ ., data = mtcars, cv = "gcv", standardize = TRUE)
+  expect_identical(fit$lambda_1se, fit$lambda_min)
+  rec <- record_plot(plot(fit))
+  legend_labels <- rec$args[[which(rec$calls == "C_text" & vapply(rec$args, function(a) {
+    length(a) > 1L && "lambda_min" %in% a[[2]]
+  }, NA))[1]]][[2]]
+  expect_identical(legend_labels, c("GCV = n RSS / (n - tr H)^2", "lambda_min"))
+  expect_false(any(rec$calls == "C_polygon"))
+  dashed <- Filter(function(a) identical(a[[6]], 2), rec$args[rec$calls == "C_segments"])
+  expect_length(dashed, 1L)
+  expect_equal(dashed[[1]][[1]], log10(fit$lambda_min))
+  # a criterion with standard errors keeps both
+  rec <- record_plot(plot(rlsc(mpg ~ ., data = mtcars, standardize = TRUE)))
+  expect_true(all(c("\u00b1 1 SE", "lambda_min", "lambda_1se") %in%
+                    unlist(lapply(rec$args[rec$calls == "C_text"], `[[`, 2))))
+})
+
+test_that("a multiclass coefficient plot has a panel per class, each titled with its class", {
+  cl <- rlsc(Species ~ ., data = iris)
+  rec <- record_plot(res <- withVisible(plot(cl, type = "coef", main = "iris")))
+  expect_false(res$visible)
+  titles <- unlist(lapply(rec$args[rec$calls == "C_title"], `[[`, 1))
+  expect_identical(titles, paste("class", levels(iris$Species)))
+  expect_true(any(vapply(rec$args[rec$calls == "C_mtext"], function(a) identical(a[[1]], "iris"), NA)))
+  expect_identical(sum(rec$calls == "C_plot_new"), 3L)
+  expect_identical(rec$par$mfrow, c(1L, 1L))   # the layout is given back
+  # each panel draws its class's paths
+  path <- getFromNamespace("coef_path", "rlsc")(cl)
+  lines <- Filter(function(a) identical(a[[2]], "l"), rec$args[rec$calls == "C_plotXY"])
+  expect_length(lines, 12L)
+  pos <- cl$lambda > 0
+  expect_equal(lines[[5]][[1]]$y, unname(path[1, pos, "versicolor"]))
+  # one class chosen: one panel, still named
+  rec <- record_plot(plot(cl, type = "coef", response = 3))
+  expect_identical(unlist(lapply(rec$args[rec$calls == "C_title"], `[[`, 1)), "class virginica")
+  # two classes: one column of decision values, one panel without a class title
+  two <- rlsc(Species ~ ., data = droplevels(iris[51:150, ]))
+  rec <- record_plot(plot(two, type = "coef", main = "two"))
+  expect_identical(unlist(lapply(rec$args[rec$calls == "C_title"], `[[`, 1)), "two")
+})
+
+test_that("panels are laid out for the device, at most nine, with a message beyond", {
+  grid <- getFromNamespace("panel_grid", "rlsc")
+  pdf(NULL, width = 800 / 110, height = 550 / 110)
+  on.exit(dev.off())
+  expect_identical(grid(1), c(1, 1))
+  expect_identical(grid(2), c(2, 1))   # two wide panels rather than two tall ones
+  expect_identical(grid(3), c(2, 2))
+  expect_identical(grid(9), c(3, 3))
+  set.seed(5)
+  y <- factor(rep(sprintf("c%02d", 1:12), 10))
+  x <- matrix(rnorm(120 * 3), 120) + as.integer(y) / 5
+  fit <- rlsc(x, y)
+  expect_message(rec <- record_plot(plot(fit, type = "coef")),
+                 "^drawing the coefficients of the first 9 of 12 response columns; `response` chooses others")
+  expect_identical(sum(rec$calls == "C_plot_new"), 9L)
+  expect_no_message(rec <- record_plot(plot(fit, type = "coef", response = c("c11", "c12"))))
+  expect_identical(unlist(lapply(rec$args[rec$calls == "C_title"], `[[`, 1)), c("class c11", "class c12"))
+})
+
+test_that("a per-response coefficient plot marks each column's own lambda_min and lambda_1se", {
+  d <- make_data(50, 4, ntarget = 2, seed = 31)
+  d$y[, 2] <- d$y[, 2] * 5 + d$x[, 1] * 3
+  colnames(d$y) <- c("a", "b")
+  fit <- rlsc_short(d$x, d$y, per_response = TRUE)
+  expect_false(fit$lambda_min[1] == fit$lambda_min[2])
+  rec <- record_plot(plot(fit, type = "coef"))
+  expect_identical(unlist(lapply(rec$args[rec$calls == "C_title"], `[[`, 1)), c("a", "b"))
+  # the vertical lines (the legend's strokes have two y values)
+  marks <- Filter(function(a) length(a[[1]]) == 2L && length(a[[2]]) == 1L && identical(a[[6]], c(2, 2)),
+                  rec$args[rec$calls == "C_segments"])
+  expect_length(marks, 2L)
+  zero <- function(l) getFromNamespace("lambda_x", "rlsc")(l, fit$lambda)
+  expect_equal(marks[[1]][[1]], zero(c(fit$lambda_min[["a"]], fit$lambda_1se[["a"]])))
+  expect_equal(marks[[2]][[1]], zero(c(fit$lambda_min[["b"]], fit$lambda_1se[["b"]])))
 })
 
 test_that("a fit with a single lambda is drawn as a point with its error bar", {
@@ -165,6 +283,16 @@ test_that("a per-response fit draws one curve per response column, each its own 
     expect_equal(lines[[j]][[1]]$y, fit$path[[paste0("mse_", colnames(d$y)[j])]][pos])
   }
   expect_identical(legend_text_y(rec, "c"), legend_text_y(rec, "lambda_min"))
+  # each column its band, and its lambda_min (dashed) and lambda_1se (dotted) in its colour
+  cols <- vapply(lines, function(a) a[[5]], "")
+  bands <- rec$args[rec$calls == "C_polygon"]
+  expect_length(bands, 3L)
+  expect_identical(vapply(bands, `[[`, "", 3), adjustcolor(cols, 0.2))
+  marks <- Filter(function(a) length(a[[1]]) > 1L, rec$args[rec$calls == "C_segments"])[[1]]
+  differ <- fit$lambda_1se != fit$lambda_min
+  expect_equal(marks[[1]], unname(log10(c(fit$lambda_min, fit$lambda_1se[differ]))))
+  expect_identical(marks[[5]], c(cols, cols[differ]))
+  expect_identical(marks[[6]], c(2, 2, 2, rep(3, sum(differ))))
 })
 
 test_that("plot(type = \"heatmap\") shows the criterion over sigma x lambda, the choice marked", {
@@ -193,6 +321,11 @@ test_that("the plots render to PNG files", {
     coef_boston = function() plot(rlsc(medv ~ ., data = MASS::Boston), type = "coef"),
     fgl = function() plot(rlsc(type ~ ., data = MASS::fgl)),
     single = function() plot(rlsc(mpg ~ wt + hp, data = mtcars, lambda = 3)),
+    multiclass_coef = function() plot(rlsc(Species ~ ., data = iris), type = "coef"),
+    gcv = function() plot(rlsc(mpg ~ ., data = mtcars, cv = "gcv")),
+    kfold = function() plot(rlsc(mpg ~ ., data = mtcars, cv = 5)),
+    per_response = function() plot(rlsc_short(as.matrix(mtcars[, 3:7]), as.matrix(mtcars[, 1:2]),
+                                              per_response = TRUE)),
     kernel = function() plot(kf),
     heatmap = function() plot(kf, type = "heatmap"))
   for (nm in names(plots)) {

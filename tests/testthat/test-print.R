@@ -58,3 +58,34 @@ test_that("print() and summary() name the validation and the criterion", {
   expect_identical(header(rlsc(mpg ~ ., data = mtcars, criterion = cube)),
                    "Exact leave-one-out criterion: LOO criterion (the `criterion` function)")
 })
+
+test_that("a per-response fit prints one row per response column, named, with its own criterion", {
+  d <- make_data(60, 3, ntarget = 12, seed = 44)
+  colnames(d$y) <- sprintf("target_%02d", 1:12)
+  fit <- rlsc_short(d$x, d$y, per_response = TRUE)
+  out <- capture.output(print(fit))
+  expect_match(out, "^Exact leave-one-out criterion: mean squared LOO error of each response column$", all = FALSE)
+  tab <- getFromNamespace("selection_table", "rlsc")(fit)
+  expect_identical(rownames(tab), colnames(d$y))
+  for (j in c(1, 7)) {
+    r <- colnames(d$y)[j]
+    i <- fit$index_min[[r]]
+    expect_identical(tab$mse[j], fit$path[[paste0("mse_", r)]][i])
+    expect_identical(tab$se[j], fit$path[[paste0("mse_", r, "_se")]][i])
+    expect_identical(tab$lambda_1se[j], fit$lambda_1se[[r]])
+  }
+  # the first ten rows, and a note of the rest
+  expect_match(out, "^target_10 ", all = FALSE)
+  expect_false(any(grepl("^target_11", out)))
+  expect_match(out, "^ \\[ 2 more response columns; summary\\(fit\\) or fit\\$lambda_min has them all \\]$",
+               all = FALSE)
+  cl <- capture.output(print(rlsc(Species ~ ., data = iris, per_response = TRUE)))
+  expect_match(cl, "mean squared LOO error of each class \\(one-vs-all column\\)$", all = FALSE)
+  expect_match(cl, "^versicolor ", all = FALSE)
+})
+
+test_that("a criterion without standard errors prints lambda_min alone", {
+  out <- capture.output(print(rlsc(mpg ~ ., data = mtcars, cv = "gcv")))
+  expect_match(out, "^lambda_min ", all = FALSE)
+  expect_false(any(grepl("lambda_1se|\\bse\\b", out)))
+})

@@ -79,5 +79,44 @@ test_that("summary() shows both lambdas for one response column and lambda_min f
   # the help page says the same
   txt <- rd_text("summary.rlsc")
   skip_if(is.null(txt), "no help page to read")
-  expect_match(txt, "side by side; with several response columns or classes, at lambda_min only", fixed = TRUE)
+  expect_match(txt, paste("side by side (at lambda_min alone for a criterion without standard errors, such as GCV);",
+                          "with several response columns or classes, at lambda_min only"), fixed = TRUE)
+})
+
+test_that("summary() of a per-response fit has one row per response column, named", {
+  d <- make_data(60, 3, ntarget = 3, seed = 45)
+  colnames(d$y) <- c("height", "weight", "age")
+  fit <- rlsc_short(d$x, d$y, per_response = TRUE)
+  s <- summary(fit)
+  expect_identical(rownames(s$table), colnames(d$y))
+  expect_equal(s$table$lambda_min, unname(fit$lambda_min))
+  expect_equal(s$table$mse[2], fit$path$mse_weight[fit$index_min[["weight"]]])
+  expect_identical(colnames(s$coefficients), colnames(d$y))
+  expect_equal(s$coefficients[, "age"], coef(fit)[, "age"])
+  out <- capture.output(print(s))
+  expect_match(out, "^The lambda of each response column:$", all = FALSE)
+  expect_match(out, "^weight ", all = FALSE)
+  expect_false(any(grepl("path around the minimum", out)))
+  out <- capture.output(print(s, max = 2))
+  expect_match(out, paste0("^ \\[ 2 coefficients and 1 response column not shown; ",
+                          "print\\(summary\\(fit\\), max = 4\\) shows all \\]$"),
+               all = FALSE)
+  expect_false(any(grepl("^age ", out)))
+})
+
+test_that("summary() says how many coefficients a kernel fit hides and how to see them", {
+  kf <- rlsc_short(mpg ~ ., data = mtcars, standardize = TRUE, kernel = kernel_rbf(sigma = c(4, 8)))
+  s <- summary(kf)
+  expect_null(s$coefficients)
+  expect_identical(s$ncoef, 32L)
+  expect_identical(s$ncoef, length(coef(kf)) - 1L)
+  expect_match(capture.output(print(s)),
+               "^ \\[ 32 coefficients of the kernel expansion not shown; coef\\(fit\\) gives them \\]$", all = FALSE)
+})
+
+test_that("summary() of a GCV fit shows no standard errors and no lambda_1se", {
+  s <- summary(rlsc(mpg ~ ., data = mtcars, cv = "gcv"))
+  expect_identical(names(s$table), c("lambda", "df", "gcv", "selected"))
+  expect_identical(colnames(s$coefficients), "lambda_min")
+  expect_false(any(grepl("lambda_1se", capture.output(print(s)))))
 })
