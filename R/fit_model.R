@@ -269,7 +269,7 @@ grid_table <- function(built, spec, what) {
   if (is.null(lambda)) {
     check_spectrum_range(eng$values, what)
     zero <- least_squares_candidate(eng, built$npos)
-    lambda <- default_lambda(eng$values, spec$nlambda, zero)
+    lambda <- default_lambda(eng$values, spec$nlambda, zero, reliable_lambda(eng))
   }
   repeat {
     probes <- setdiff(beyond_probes(eng, lambda), lambda)
@@ -283,7 +283,7 @@ grid_table <- function(built, spec, what) {
     }
     if (!zero || path$n_na[length(lambda)] == 0) break
     zero <- FALSE
-    lambda <- default_lambda(eng$values, spec$nlambda, FALSE)
+    lambda <- default_lambda(eng$values, spec$nlambda, FALSE, reliable_lambda(eng))
   }
   attr(path, "folds") <- attr(extended, "folds")
   attr(path, "pairs") <- attr(extended, "pairs")

@@ -8,12 +8,24 @@
 # least squares, beyond which nothing lies.  Small models thus reach their LOO
 # minimum inside the grid (mpg ~ wt: at df = 0.96, which a grid ending at
 # df = rank - 0.1 cut off).
-default_lambda <- function(values, nlambda, zero = FALSE) {
+# The grid stops above `reliable`, the smallest lambda at which
+# warn_unreliable() would not speak (reliable_lambda()), so that a default
+# fit never warns about its own grid.
+default_lambda <- function(values, nlambda, zero = FALSE, reliable = 0) {
   if (!length(values)) return(10^seq(2, -2, length.out = nlambda))
   npos <- nlambda - (zero && nlambda > 1L)
   hi <- 10 * sum(values)
-  lo <- max(1e-4 / sum(1 / values), hi * 1e-10)
+  lo <- max(1e-4 / sum(1 / values), hi * 1e-10, min(1.01 * reliable, hi / 10))
   c(exp(seq(log(hi), log(lo), length.out = npos)), if (npos < nlambda) 0)
+}
+
+# The smallest lambda the reliability rules of warn_unreliable() accept for
+# the directions an engine dropped (above 1e6 times the largest dropped
+# eigenvalue) and for the cancellation noise of its kept ones (noise below
+# 1e-6 of Lambda_k + lambda).
+reliable_lambda <- function(eng) {
+  noise <- eng$noise %||% 0
+  max(1e6 * eng$dropped, 1e6 * noise - eng$values, 0)
 }
 
 # Whether the default grid may end with lambda = 0: least squares is defined

@@ -120,3 +120,15 @@ test_that("kernel fits warn at an end of the grid only where the criterion keeps
   expect_warning(rlsc(s$x, s$y, kernel = kernel_rbf(1), lambda = c(1e4, 1e3) * l),
                  "smallest value of the `lambda` grid, and the criterion keeps decreasing")
 })
+
+test_that("the default grid stops where the LOO values stay reliable: a default fit never warns about its grid", {
+  set.seed(1)
+  x <- matrix(runif(200), ncol = 1)
+  y <- sin(6 * x[, 1]) + rnorm(200, sd = 0.2)
+  for (s in c(0.1, 0.5)) {   # kernels whose small eigenvalues are dropped as rounding
+    expect_no_warning(fit <- rlsc(x, y, kernel = kernel_rbf(s)))
+    eng <- rlsc(x, y, kernel = kernel_rbf(s), keep_eigen = TRUE)$engine
+    expect_gt(eng$dropped, 0)
+    expect_gte(min(fit$lambda), 1e6 * eng$dropped)
+  }
+})
