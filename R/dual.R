@@ -136,12 +136,18 @@ kernel_noise <- function(kmax, w) {
 # centered, so x is not moved; nor is sparse x or x of other kernels.
 # The moments of x (for the linear kernel's floor and underflow check) come
 # from the same pass, without a Gram.
+# The RBF kernel is moved with or without an intercept: its distances do not
+# change, and computed far from the origin they lose every digit (a column
+# at 5.7e4 with sigma = 5.6e-4 once lost two of six directions).
 kernel_origin <- function(kernel, x, y, w, intercept) {
-  moved <- (kernel$name == "linear" && intercept && !is_sparse(x)) || kernel$name == "rbf"
+  rbf <- kernel$name == "rbf"
+  moved <- (kernel$name == "linear" && intercept && !is_sparse(x)) || rbf
   columns <- kernel$name %in% c("linear", "rbf")
-  mom <- block_moments(if (columns) x else matrix(0, nrow(x), 0L), y, w, intercept, gram = FALSE)
-  list(shift = if (moved) mom$shift, center = if (moved) mom$xbar, yshift = mom$yshift,
-       ybar = mom$ybar, mom = mom)
+  mom <- block_moments(if (columns) x else matrix(0, nrow(x), 0L), y, w, intercept || rbf, gram = FALSE)
+  yshift <- if (intercept) mom$yshift else numeric(ncol(y))
+  ybar <- if (intercept) mom$ybar else numeric(ncol(y))
+  list(shift = if (moved) mom$shift, center = if (moved) mom$xbar, yshift = yshift, ybar = ybar,
+       mom = mom)
 }
 
 # x[rows, ], but x itself when `rows` (increasing, as which() gives them) are
@@ -311,6 +317,23 @@ direct_rows_loose <- function(eng, y, lambda) {
 }
 
 y_scale <- function(y) apply(y, 2L, function(col) max(abs(col - mean(col))))
+
+# The smallest lambda (to about 1%) at which no row of zero or negligible
+# weight is loose (direct_rows_loose()): the error bound decreases with
+# lambda, so a bisection in log(lambda) between the spectrum's ends.
+direct_rows_lambda <- function(eng, y) {
+  if (is.null(attr(eng, "direct_err")) || !length(eng$values)) return(0)
+  loose <- function(l) direct_rows_loose(eng, y, l) > 0
+  hi <- 10 * sum(eng$values)
+  lo <- hi * 1e-16
+  if (!loose(lo)) return(0)
+  if (loose(hi)) return(hi)
+  while (log(hi / lo) > 0.01) {
+    mid <- sqrt(hi * lo)
+    if (loose(mid)) lo <- mid else hi <- mid
+  }
+  hi
+}
 
 warn_direct_rows <- function(loose, lambda) {
   if (!any(loose > 0)) return(invisible())

@@ -269,7 +269,7 @@ grid_table <- function(built, spec, what) {
   if (is.null(lambda)) {
     check_spectrum_range(eng$values, what)
     zero <- least_squares_candidate(eng, built$npos)
-    lambda <- default_lambda(eng$values, spec$nlambda, zero, reliable_lambda(eng))
+    lambda <- default_lambda(eng$values, spec$nlambda, zero, reliable_lambda(eng, dual_response(built)))
   }
   repeat {
     probes <- setdiff(beyond_probes(eng, lambda), lambda)
@@ -283,11 +283,17 @@ grid_table <- function(built, spec, what) {
     }
     if (!zero || path$n_na[length(lambda)] == 0) break
     zero <- FALSE
-    lambda <- default_lambda(eng$values, spec$nlambda, FALSE, reliable_lambda(eng))
+    lambda <- default_lambda(eng$values, spec$nlambda, FALSE, reliable_lambda(eng, dual_response(built)))
   }
   attr(path, "folds") <- attr(extended, "folds")
   attr(path, "pairs") <- attr(extended, "pairs")
   list(lambda = lambda, path = path, extended = extended)
+}
+
+# The response of a dual engine's rows (the reliability of its rows of zero
+# weight depends on its scale); NULL for a primal engine.
+dual_response <- function(built) {
+  if (inherits(built$engine, "rlsc_dual")) all_rows(built$data)$y
 }
 
 # Lexicographic comparison of (criterion, tie-break): strictly better only, so
