@@ -23,7 +23,7 @@ coef.rlsc <- function(object, lambda = object$lambda_min, ...) {
   check_no_dots(...)
   validate_rlsc(object)
   cf <- at_lambdas(lambda_value(object, lambda), ncol(object$y),
-                   function(l) engine_coef(object$engine, l))
+                   function(l) engine_coef(object$engine, l), object$engine)
   coef_matrix(object, cf$intercept, cf$coef, object$xnames)
 }
 

@@ -195,7 +195,8 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
                          weights = NULL, criterion = NULL, kernel = "linear",
                          mode = c("auto", "primal", "dual"), standardize = FALSE,
                          keep_eigen = FALSE, cv = "loo", foldid = NULL, per_response = FALSE,
-                         penalty_factor = NULL, class_weights = NULL, ...) {
+                         penalty_factor = NULL, class_weights = NULL, bands = NULL,
+                         band_weights = NULL, n_candidates = 100, ...) {
   call <- match.call()
   call[[1L]] <- as.name("rlsc")
   check_no_dots(...)
@@ -210,7 +211,7 @@ rlsc.rlsc_chunks <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRU
                              mode = c("auto", "primal", "dual"), standardize = FALSE,
                              keep_eigen = FALSE, cv = "loo", foldid = NULL,
                              per_response = FALSE, penalty_factor = NULL, class_weights = NULL,
-                             ...) {
+                             bands = NULL, band_weights = NULL, n_candidates = 100, ...) {
   call <- match.call()
   call[[1L]] <- as.name("rlsc")
   check_no_dots(...)
