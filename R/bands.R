@@ -216,7 +216,7 @@ band_search <- function(data, spec) {
       part <- pass
       if (!is.null(cols)) {
         part$mom <- target_moments(pass$mom, cols)
-        part$folds <- lapply(pass$folds, target_moments, cols = cols)
+        if (!is.null(pass$folds)) part$folds <- lapply(pass$folds, target_moments, cols = cols)
         part$data <- select_responses(pass$data, cols)
       }
       scale <- if (j == 0L) sd else band_scale(bands, bands$candidates[j, ], sd)
