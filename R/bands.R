@@ -95,8 +95,8 @@ band_groups <- function(bands, xnames, assign) {
     }
     bands <- bands[assign]   # the group of each column is its term's
   }
-  group <- if (is.factor(bands)) droplevels(bands) else factor(bands)
-  group
+  # groups in the order of the factor's levels, else of first appearance
+  if (is.factor(bands)) droplevels(bands) else factor(bands, levels = unique(bands))
 }
 
 # A user's matrix of candidates (rows) x groups: non-negative, each row
@@ -174,9 +174,13 @@ fit_bands <- function(data, spec, call) {
   eng <- banded_engine(search, spec, best$cand)
   check_band_boundary(search, spec, best)
   lambda <- best$lambda
-  subs <- lapply(unique(best$cand), band_sub_engine, eng = eng)
+  used <- unique(best$cand)
+  subs <- lapply(used, band_sub_engine, eng = eng)
   bad <- vapply(subs, function(e) any(unreliable(e, lambda)), NA)
   if (any(bad)) warn_unreliable(subs[[which(bad)[1L]]], lambda)
+  # df: the mean over the response columns of their candidates' degrees of freedom
+  counts <- tabulate(match(best$cand, used), length(used))
+  best$path$df <- Reduce(`+`, Map(function(e, k) k * model_df(e, lambda), subs, counts)) / length(best$cand)
   warn_undefined(best$path$n_na)
   sel <- list(index_min = stats::setNames(best$imin, spec$crit$responses),
               index_1se = stats::setNames(best$i1se, spec$crit$responses))
@@ -400,7 +404,9 @@ band_plan <- function(search, spec, data, nt, nc) {
 # The validation table of a banded fit: per response column its criterion
 # and standard error along the grid at its chosen candidate (columns mse_*),
 # their mean over the columns as `mse` (no standard error: the columns'
-# errors are correlated), and the most undefined LOO values of any column.
+# errors are correlated), the most undefined LOO values of any column, and
+# (fit_bands()) the mean over the columns of their models' degrees of
+# freedom as `df`.
 band_path <- function(lambda, curve, se, n_na, responses, classify) {
   cols <- list(mse = rowMeans(curve), mse_se = NA_real_, mae = NA_real_, mae_se = NA_real_,
                misclass = NA_real_, misclass_se = NA_real_)
@@ -594,5 +600,63 @@ print.rlsc_banded_fit <- function(x, digits = max(3L, getOption("digits") - 3L),
   print(t(shown), digits = digits)
   if (ncol(w) > 10L) cat(sprintf(" [ %d more response columns: fit$band_weights ]\n", ncol(w) - 10L))
   cat("\n")
+  invisible(x)
+}
+
+# ---- plotting ----------------------------------------------------------------
+
+#' Plot the band weights of a banded fit
+#'
+#' For a fit with `bands` ([rlsc()]), `type = "weights"` (the default) draws
+#' the chosen weight of each group of columns for each response column as a
+#' stacked bar (the bars sum to 1); `type = "criterion"` and `type = "coef"`
+#' are those of [plot.rlsc()].
+#'
+#' @param x a banded [rlsc()] fit (class `rlsc_banded_fit`).
+#' @param type `"weights"`, `"criterion"` or `"coef"`.
+#' @param response for `type = "coef"`, the response column.
+#' @param order for `type = "weights"`, the order of the response columns:
+#'   `"band"` (grouped by their largest band, then by its weight) or
+#'   `"given"`.
+#' @param col the colours of the groups.
+#' @param xlab,ylab,main axis labels and title.
+#' @param ... further graphical arguments for [graphics::barplot()] or
+#'   [plot.rlsc()].
+#' @return `x`, invisibly.
+#' @seealso [rlsc()] for `bands`.
+#' @export
+#' @examples
+#' set.seed(1)
+#' x <- matrix(rnorm(100 * 6), 100)
+#' y <- cbind(first = x[, 1] + rnorm(100), last = x[, 6] + rnorm(100))
+#' fit <- rlsc(x, y, bands = rep(c("a", "b", "c"), each = 2), n_candidates = 20)
+#' fit$band_weights
+#' plot(fit)
+plot.rlsc_banded_fit <- function(x, type = c("weights", "criterion", "coef"), response = 1L,
+                                 order = c("band", "given"), col = NULL, xlab = NULL,
+                                 ylab = "band weight", main = NULL, ...) {
+  validate_rlsc(x)
+  type <- match.arg(type)
+  if (type != "weights") {
+    return(NextMethod(type = type, response = response, xlab = xlab %||% expression(log[10](lambda)),
+                      ylab = if (missing(ylab)) NULL else ylab, main = main))
+  }
+  order <- match.arg(order)
+  w <- x$band_weights
+  g <- nrow(w)
+  if (order == "band") {
+    top <- max.col(t(w), "first")
+    w <- w[, base::order(top, -w[cbind(top, seq_len(ncol(w)))]), drop = FALSE]
+  }
+  col <- col %||% grDevices::hcl.colors(g, "Dark 3")
+  old <- graphics::par(mar = c(4, 4, 4, 1))
+  on.exit(graphics::par(old))
+  many <- ncol(w) > 40L
+  graphics::barplot(w, col = col, border = if (many) NA else "white", space = if (many) 0 else 0.2,
+                    names.arg = if (many) rep("", ncol(w)) else colnames(w), ylim = c(0, 1),
+                    xlab = xlab %||% paste0("response column (", ncol(w), ")"), ylab = ylab,
+                    main = main, las = if (many) 1 else 2, ...)
+  graphics::legend("bottom", inset = c(0, 1), xpd = TRUE, horiz = TRUE, bty = "n",
+                   fill = col, legend = rownames(w), cex = 0.9)
   invisible(x)
 }
