@@ -214,13 +214,18 @@ band_search <- function(data, spec) {
   form <- linear_form(data, spec)
   if (form == "primal") {
     pass <- primal_moments(data, spec)
+    # each fold's training moments, merged once for every candidate
+    if (!is.null(pass$folds)) pass$training <- fold_training(pass$folds)
     sd <- if (spec$standardize) scale_from_moments(pass$mom)
     data <- pass$data
     build <- function(j, cols = NULL, full = TRUE, fold = TRUE) {
       part <- pass
-      if (!is.null(cols)) {
+      if (!is.null(cols) && !identical(as.integer(cols), seq_along(pass$mom$ybar))) {
         part$mom <- target_moments(pass$mom, cols)
-        if (!is.null(pass$folds)) part$folds <- lapply(pass$folds, target_moments, cols = cols)
+        if (!is.null(pass$folds)) {
+          part$folds <- lapply(pass$folds, target_moments, cols = cols)
+          part$training <- lapply(pass$training, target_moments, cols = cols)
+        }
         part$data <- select_responses(pass$data, cols)
       }
       scale <- if (j == 0L) sd else band_scale(bands, bands$candidates[j, ], sd)
@@ -659,4 +664,58 @@ plot.rlsc_banded_fit <- function(x, type = c("weights", "criterion", "coef"), re
   graphics::legend("bottom", inset = c(0, 1), xpd = TRUE, horiz = TRUE, bty = "n",
                    fill = col, legend = rownames(w), cex = 0.9)
   invisible(x)
+}
+
+# ---- summary and tidiers -------------------------------------------------------
+
+#' @export
+summary.rlsc_banded_fit <- function(object, rows = 3L, ...) {
+  out <- NextMethod()
+  out$band_weights <- object$band_weights
+  class(out) <- c("summary.rlsc_banded_fit", class(out))
+  out
+}
+
+#' @export
+print.summary.rlsc_banded_fit <- function(x, digits = max(3L, getOption("digits") - 3L),
+                                          max = 15L, ...) {
+  NextMethod()
+  w <- x$band_weights
+  cap <- min(ncol(w), check_count(max, "max"))
+  cat("Band weights (one row per response column):\n")
+  print(t(w[, seq_len(cap), drop = FALSE]), digits = digits)
+  if (ncol(w) > cap) cat(sprintf(" [ %d response columns not shown ]\n", ncol(w) - cap))
+  cat("\n")
+  invisible(x)
+}
+
+#' Tidy the bands of a banded fit
+#'
+#' `tidy(fit, what = "bands")` gives one row per response column and group of
+#' columns: `response`, `band`, `weight` (the chosen weight), `lambda_min`
+#' and `estimate` (the response column's criterion at its chosen weights and
+#' lambda). `what = "lambda"` (the default) is the tidier of any fit
+#' ([rlsc_tidiers]).
+#'
+#' @param x a banded [rlsc()] fit.
+#' @param what `"lambda"` or `"bands"`.
+#' @param ... not used.
+#' @return A data frame.
+#' @rdname rlsc_band_tidiers
+#' @usage \method{tidy}{rlsc_banded_fit}(x, what = c("lambda", "bands"), ...)
+#' @exportS3Method generics::tidy
+tidy.rlsc_banded_fit <- function(x, what = c("lambda", "bands"), ...) {
+  what <- match.arg(what)
+  if (what == "lambda") return(NextMethod())
+  check_no_dots(...)
+  w <- x$band_weights
+  responses <- colnames(w)
+  value <- if (x$per_response) {
+    mapply(function(r, i) x$path[[paste0("mse_", r)]][i], responses, x$index_min)
+  } else {
+    rep(x$cvm[x$index_min], length(responses))
+  }
+  data.frame(response = rep(responses, each = nrow(w)), band = rep(rownames(w), ncol(w)),
+             weight = as.vector(w), lambda_min = rep(unname(rep_len(x$lambda_min, ncol(w))), each = nrow(w)),
+             estimate = rep(unname(value), each = nrow(w)))
 }

@@ -37,15 +37,21 @@ fold_rows <- function(rows, take) {
   list(x = take_rows(rows$x, take), y = take_rows(rows$y, take), w = rows$w[take])
 }
 
-# The primal engine of each fold: the other folds' moments merged.
-fold_engines <- function(folds, intercept, scale, free) {
+# The primal engine of each fold: the other folds' moments merged
+# (`training`: those merged moments, when already at hand).
+fold_engines <- function(folds, intercept, scale, free, training = fold_training(folds)) {
+  lapply(training, primal_engine, intercept = intercept, scale = scale, free = free)
+}
+
+# The moments of each fold's training rows: the other folds' merged.
+fold_training <- function(folds) {
   lapply(seq_along(folds), function(k) {
     training <- Reduce(merge_moments, folds[-k])
     if (training$npos < 2L) {
       stop_arg("every fold's training rows must hold at least 2 observations of positive ",
                "weight; fold ", k, " leaves ", training$npos)
     }
-    primal_engine(training, intercept, scale, free)
+    training
   })
 }
 

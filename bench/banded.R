@@ -62,17 +62,21 @@ draws <- t(vapply(rep_len(c(0.1, 1), nc - 1L), function(a) {
 candidates <- rbind(rep(1 / 3, 3), draws)
 folds <- rep(seq_len(K), each = n / K)
 
+# elapsed and CPU seconds (user + system, over all threads): on a shared
+# machine the CPU seconds are the steadier measure
 timed <- function(f) {
   gc()
-  t0 <- proc.time()[["elapsed"]]
+  t0 <- proc.time()
   out <- f()
-  list(seconds = proc.time()[["elapsed"]] - t0, value = out)
+  t1 <- proc.time() - t0
+  list(seconds = t1[["elapsed"]], cpu = t1[["user.self"]] + t1[["sys.self"]], value = out)
 }
 fit_rlsc <- function() {
   rlsc(x, y, bands = bands, band_weights = candidates, lambda = alphas, foldid = folds)
 }
 runs <- lapply(seq_len(reps), function(i) timed(fit_rlsc))
 t_rlsc <- median(vapply(runs, `[[`, 1, "seconds"))
+c_rlsc <- median(vapply(runs, `[[`, 1, "cpu"))
 fit <- runs[[1L]]$value
 
 run_himalaya <- function() {
@@ -88,7 +92,8 @@ run_himalaya <- function() {
   writeLines(paste(n, ncol(x), nt, nrow(candidates), length(sizes)), file.path(dir, "dims.txt"))
   status <- system2(python, c(helper, dir), env = paste0("HIMALAYA_PATH=", himalaya))
   if (status != 0) stop("himalaya failed")
-  list(seconds = as.numeric(readLines(file.path(dir, "time.txt"))),
+  times <- scan(file.path(dir, "time.txt"), quiet = TRUE)
+  list(seconds = times[1L], cpu = times[2L],
        gamma = matrix(readBin(file.path(dir, "best_gamma.bin"), "double", length(sizes) * nt),
                       length(sizes)),
        alpha = readBin(file.path(dir, "best_alpha.bin"), "double", nt))
@@ -96,17 +101,19 @@ run_himalaya <- function() {
 if (has_himalaya) {
   him <- lapply(seq_len(reps), function(i) run_himalaya())
   t_him <- median(vapply(him, `[[`, 1, "seconds"))
+  c_him <- median(vapply(him, `[[`, 1, "cpu"))
   h <- him[[1L]]
   same_alpha <- abs(fit$lambda_min - h$alpha) <= 1e-8 * h$alpha
   same_gamma <- colSums(abs(fit$band_weights - h$gamma)) <= 1e-8
   agree <- mean(same_alpha & same_gamma)
 } else {
-  t_him <- agree <- NA_real_
+  t_him <- c_him <- agree <- NA_real_
 }
 cat(sprintf("shape: n = %d, bands %s, %d targets, %d candidates, %d alphas, %d folds\n",
             n, paste(sizes, collapse = "/"), nt, nc, length(alphas), K))
-cat(sprintf("rlsc (exact K-fold, per target):  %8.2f s (median of %d)\n", t_rlsc, reps))
-cat(sprintf("himalaya BandedRidgeCV:           %8.2f s (median of %d)\n", t_him, reps))
-cat(sprintf("ratio himalaya / rlsc:            %8.2f\n", t_him / t_rlsc))
+cat(sprintf("                                  elapsed s    CPU s (median of %d)\n", reps))
+cat(sprintf("rlsc (exact K-fold, per target):  %9.2f %8.2f\n", t_rlsc, c_rlsc))
+cat(sprintf("himalaya BandedRidgeCV:           %9.2f %8.2f\n", t_him, c_him))
+cat(sprintf("ratio himalaya / rlsc:            %9.2f %8.2f\n", t_him / t_rlsc, c_him / c_rlsc))
 cat(sprintf("targets with the same (weights, alpha): %.1f%%\n", 100 * agree))
 cat("load average at end:", readLines("/proc/loadavg"), "\n")

@@ -6,7 +6,7 @@ himalaya's source tree on PYTHONPATH (HIMALAYA_PATH; never vendored here):
 DIR holds x.bin (n x d, column-major float64), y.bin (n x T), alpha.bin,
 gamma.bin (candidates x groups), group.bin (group of each column, 0-based),
 fold.bin (fold of each row, 0-based) and dims.txt ("n d T C G"); writes
-time.txt (seconds of fit()), best_gamma.bin (groups x T), best_alpha.bin (T)
+time.txt (seconds of fit(), elapsed and CPU), best_gamma.bin (groups x T), best_alpha.bin (T)
 and cv_scores.bin (candidates x T).
 """
 import os
@@ -40,13 +40,15 @@ model = BandedRidgeCV(groups=groups, fit_intercept=True, cv=PredefinedSplit(fold
                       solver_params=dict(n_iter=gammas, alphas=alphas, progress_bar=False,
                                          warn=False))
 start = time.perf_counter()
+cpu = time.process_time()
 model.fit(x, y)
 elapsed = time.perf_counter() - start
+cpu = time.process_time() - cpu
 deltas = np.asarray(model.deltas_)
 best_alpha = 1.0 / np.exp(deltas).sum(0)
 best_gamma = np.exp(deltas) * best_alpha[None, :]
 with open(os.path.join(d_, "time.txt"), "w") as f:
-    f.write("%.6f\n" % elapsed)
+    f.write("%.6f %.6f\n" % (elapsed, cpu))
 np.asfortranarray(best_gamma).T.ravel().tofile(os.path.join(d_, "best_gamma.bin"))
 best_alpha.tofile(os.path.join(d_, "best_alpha.bin"))
 np.asarray(model.cv_scores_).T.ravel().tofile(os.path.join(d_, "cv_scores.bin"))

@@ -218,3 +218,20 @@ test_that("band arguments are checked", {
   expect_error(predict(rlsc(d$x, d$y, bands = d$group, band_weights = d$cand), d$x, se.fit = TRUE),
                "not available for banded fits")
 })
+
+test_that("many response columns (the path one lambda at a time) equal one column at a time", {
+  set.seed(8)
+  x <- matrix(rnorm(50 * 4), 50)
+  y <- x %*% matrix(rnorm(4 * 40), 4) + matrix(rnorm(50 * 40), 50)
+  lam <- c(10, 1, 0.1)
+  fit <- quiet_edge(rlsc(x, y, lambda = lam, per_response = TRUE, weights = runif(50)))
+  for (t in c(1, 17, 40)) {
+    one <- quiet_edge(rlsc(x, y[, t], lambda = lam, weights = fit$weights))
+    expect_equal(fit$path[[paste0("mse_y", t)]], one$path$mse, tolerance = 1e-12)
+    expect_equal(unname(loo_predict(fit, lambda = 1)[, t]), unname(loo_predict(one, lambda = 1)),
+                 tolerance = 1e-12)
+  }
+  kf <- quiet_edge(rlsc(x, y, lambda = lam, per_response = TRUE, cv = 5))
+  one <- quiet_edge(rlsc(x, y[, 3], lambda = lam, foldid = kf$foldid))
+  expect_equal(kf$path$mse_y3, one$path$mse, tolerance = 1e-12)
+})

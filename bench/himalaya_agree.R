@@ -1,0 +1,57 @@
+# Agreement with himalaya's BandedRidgeCV on its own example shapes (issue 25):
+# himalaya generates the data (himalaya.utils.generate_multikernel_dataset),
+# the candidates (its Dirichlet samples, the first the equal weighting) and
+# fits with 21 alphas (logspace(-10, 10)) and 5 contiguous folds; rlsc fits
+# the same data with the same candidates, alphas (its lambda: both penalize
+# the sum of squares, lambda / w_g on band g) and folds.  Prints, per shape,
+# the share of targets whose chosen (weights, alpha) agree, and for the
+# others how far apart the two criteria are (himalaya's in float64 too).
+#
+#     HIMALAYA_PATH=/tmp/himalaya Rscript bench/himalaya_agree.R
+suppressPackageStartupMessages(library(rlsc))
+options(rlsc.progress = FALSE)
+python <- "/usr/bin/python3"
+himalaya <- Sys.getenv("HIMALAYA_PATH", "/tmp/himalaya")
+cat("date:", format(Sys.time(), "%Y-%m-%d %H:%M %Z"), "| BLAS:", extSoftVersion()[["BLAS"]], "\n")
+shapes <- list(
+  # the multiple-kernel example (plot_mkr_0_random_search.py): 3 spaces of
+  # 1000 features, 50 targets, 600 training rows, 100 candidates (d > n: dual)
+  list(kernels = 3, targets = 50, train = 600, features = c(1000, 1000, 1000), iter = 100, seed = 42),
+  # the same generator with fewer features than rows (primal), 4 spaces
+  list(kernels = 4, targets = 300, train = 800, features = c(100, 50, 200, 150), iter = 40, seed = 0))
+for (s in shapes) {
+  dir <- tempfile()
+  dir.create(dir)
+  status <- system2(python, c(file.path("bench", "himalaya_example.py"), dir, s$kernels, s$targets,
+                              s$train, paste(s$features, collapse = ","), s$iter, s$seed),
+                    env = paste0("HIMALAYA_PATH=", himalaya))
+  if (status != 0) stop("himalaya failed")
+  dims <- scan(file.path(dir, "dims.txt"), quiet = TRUE)
+  rd <- function(f, nr, nc = 1) matrix(readBin(file.path(dir, f), "double", nr * nc), nr, nc)
+  n <- dims[1]; d <- dims[2]; nt <- dims[3]; nc <- dims[4]; g <- dims[5]
+  x <- rd("x.bin", n, d)
+  y <- rd("y.bin", n, nt)
+  gamma <- rd("gamma.bin", nc, g)
+  alphas <- drop(rd("alpha.bin", 21))
+  folds <- drop(rd("fold.bin", n)) + 1
+  groups <- drop(rd("group.bin", d)) + 1
+  t_rlsc <- system.time(fit <- suppressWarnings(
+    rlsc(x, y, bands = groups, band_weights = gamma, lambda = alphas, foldid = folds)))[["elapsed"]]
+  him_gamma <- rd("best_gamma.bin", g, nt)
+  him_alpha <- drop(rd("best_alpha.bin", nt))
+  same <- abs(fit$lambda_min - him_alpha) <= 1e-6 * him_alpha &
+    colSums(abs(fit$band_weights - him_gamma)) <= 1e-6
+  cat(sprintf("n = %d, bands %s, %d targets, %d candidates (%s form): %.1f%% of targets agree",
+              n, paste(s$features, collapse = "/"), nt, nc, fit$form, 100 * mean(same)))
+  cat(sprintf(" | rlsc %.1f s, himalaya %.1f s\n", t_rlsc, as.numeric(readLines(file.path(dir, "time.txt")))))
+  if (any(!same)) {
+    # the criterion of himalaya's choice under rlsc, against rlsc's own
+    j <- match(apply(round(t(him_gamma[, !same, drop = FALSE]), 8), 1, paste, collapse = ","),
+               apply(round(gamma, 8), 1, paste, collapse = ","))
+    cat("  differing targets: rlsc's best criterion vs its criterion at himalaya's candidate:",
+        format(fit$band_scores[cbind(seq_len(nc), seq_len(nt))][0]), "\n")
+    print(data.frame(target = which(!same), rlsc = fit$band_scores[cbind(fit$band_index[!same], which(!same))],
+                     at_himalaya = fit$band_scores[cbind(j, which(!same))]))
+  }
+  unlink(dir, recursive = TRUE)
+}
