@@ -408,12 +408,13 @@ band_plan <- function(search, spec, data, nt, nc) {
 
 # The validation table of a banded fit: per response column its criterion
 # and standard error along the grid at its chosen candidate (columns mse_*),
-# their mean over the columns as `mse` (no standard error: the columns'
-# errors are correlated), the most undefined LOO values of any column, and
+# their mean over the columns as `mse` (no standard error for several
+# columns: their errors are correlated), the most undefined LOO values of any column, and
 # (fit_bands()) the mean over the columns of their models' degrees of
 # freedom as `df`.
 band_path <- function(lambda, curve, se, n_na, responses, classify) {
-  cols <- list(mse = rowMeans(curve), mse_se = NA_real_, mae = NA_real_, mae_se = NA_real_,
+  cols <- list(mse = rowMeans(curve), mse_se = if (ncol(se) == 1L) se[, 1L] else NA_real_,
+               mae = NA_real_, mae_se = NA_real_,
                misclass = NA_real_, misclass_se = NA_real_)
   for (t in seq_along(responses)) {
     cols[paste0("mse_", responses[t], c("", "_se"))] <- list(curve[, t], se[, t])

@@ -235,3 +235,42 @@ test_that("many response columns (the path one lambda at a time) equal one colum
   one <- quiet_edge(rlsc(x, y[, 3], lambda = lam, foldid = kf$foldid))
   expect_equal(kf$path$mse_y3, one$path$mse, tolerance = 1e-12)
 })
+
+test_that("candidates in batches and response columns in blocks (a small memory bound) change nothing", {
+  d <- band_data(n = 30, seed = 6)
+  fit <- quiet_edge(rlsc(d$x, d$y, bands = d$group, band_weights = d$cand, lambda = d$lambda, cv = 3,
+                         foldid = rep_len(1:3, 30)))
+  old <- options(rlsc.band_memory = 300)
+  on.exit(options(old))
+  small <- quiet_edge(rlsc(d$x, d$y, bands = d$group, band_weights = d$cand, lambda = d$lambda,
+                           foldid = rep_len(1:3, 30)))
+  expect_identical(small$band_index, fit$band_index)
+  expect_equal(small$path, fit$path, tolerance = 1e-13)
+  expect_equal(small$band_scores, fit$band_scores, tolerance = 1e-13)
+  expect_equal(coef(small), coef(fit), tolerance = 1e-12)
+  plan <- rlsc:::band_plan(list(form = "primal"), list(cv = list(type = "kfold", K = 3)),
+                           list(template = list(xnames = letters[1:5])), 3, 4)
+  expect_equal(unname(lengths(plan$targets)), c(1L, 1L, 1L))
+  expect_equal(length(plan$batches), 4L)
+})
+
+test_that("sparse x gives the dense banded fit, primal and dual; standardize scales within bands", {
+  skip_if_not_installed("Matrix")
+  d <- band_data(n = 30, seed = 7)
+  x <- d$x - 3
+  x[abs(x) < 0.7] <- 0
+  sx <- Matrix::Matrix(x, sparse = TRUE)
+  for (mode in c("primal", "dual")) {
+    a <- quiet_edge(rlsc(x, d$y, bands = d$group, band_weights = d$cand, lambda = d$lambda, mode = mode))
+    b <- quiet_edge(rlsc(sx, d$y, bands = d$group, band_weights = d$cand, lambda = d$lambda, mode = mode))
+    expect_equal(b$path, a$path, tolerance = 1e-9)
+    expect_equal(coef(b), coef(a), tolerance = 1e-9)
+  }
+  # standardize = TRUE: the bands weight the standardized columns
+  s <- quiet_edge(rlsc(x, d$y, bands = d$group, band_weights = d$cand, lambda = d$lambda,
+                       standardize = TRUE))
+  z <- scale(x, scale = sqrt(colMeans(sweep(x, 2L, colMeans(x))^2)))
+  ref <- quiet_edge(rlsc(z, d$y, bands = d$group, band_weights = d$cand, lambda = d$lambda))
+  expect_equal(s$path, ref$path, tolerance = 1e-9)
+  expect_identical(s$band_index, ref$band_index)
+})
