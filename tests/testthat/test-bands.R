@@ -163,10 +163,15 @@ test_that("classification: each class column picks its candidate by its squared 
 
 test_that("chunk sources and formulas give the in-memory banded fit", {
   d <- band_data(n = 40, seed = 2)
-  fit <- rlsc(d$x, d$y, bands = d$group, band_weights = d$cand, lambda = d$lambda, cv = 4)
   src <- chunk_matrix(d$x, d$y, chunk_rows = 7)
-  set.seed(1)
-  fc <- rlsc(src, bands = d$group, band_weights = d$cand, lambda = d$lambda, foldid = NULL, cv = 4)
+  # K-fold: the rows of chunk i take the folds in turn from fold i
+  chunk <- ceiling(seq_len(40) / 7)
+  folds <- unlist(lapply(split(seq_len(40), chunk), function(r) (r[1] %/% 7 + seq_along(r) - 1) %% 4 + 1))
+  fk <- quiet_edge(rlsc(d$x, d$y, bands = d$group, band_weights = d$cand, lambda = d$lambda,
+                        foldid = folds))
+  fc <- quiet_edge(rlsc(src, bands = d$group, band_weights = d$cand, lambda = d$lambda, cv = 4))
+  expect_equal(fc$path, fk$path, tolerance = 1e-10)
+  expect_equal(fc$band_scores, fk$band_scores, tolerance = 1e-10)
   loo <- rlsc(d$x, d$y, bands = d$group, band_weights = d$cand, lambda = d$lambda)
   fcl <- rlsc(src, bands = d$group, band_weights = d$cand, lambda = d$lambda)
   expect_equal(fcl$path, loo$path, tolerance = 1e-10)
