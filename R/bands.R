@@ -301,16 +301,14 @@ search_per_response <- function(search, spec) {
   plan <- band_plan(search, spec, data, nt, nc)
   for (cols in plan$targets) {
     part <- select_responses(data, cols)
-    sub_crit <- crit
-    sub_crit$responses <- responses[cols]
     for (batch in plan$batches) {
       built <- lapply(batch, search$build, cols = cols, full = spec$cv$type != "kfold")
-      tables <- candidate_tables(built, part, lambda, spec, sub_crit, search$form)
+      tables <- candidate_tables(built, part, lambda, spec, search$form)
       rm(built)
       for (b in seq_along(batch)) {
         tab <- tables[[b]]
-        m <- as.matrix(tab[paste0("mse_", sub_crit$responses)])
-        s <- as.matrix(tab[paste0("mse_", sub_crit$responses, "_se")])
+        m <- tab$m
+        s <- tab$s
         sel <- select_columns(m, s)
         scores[batch[b], cols] <- sel$value
         better <- which(!is.na(sel$value) & sel$value < value[cols])
@@ -350,29 +348,38 @@ select_columns <- function(m, s) {
   list(imin = as.integer(imin), i1se = as.integer(i1se), value = value)
 }
 
-# The validation table of each engine of a batch: in the primal all in one
-# pass over the rows (each block projected once per candidate), in the dual
-# from each engine's own rows.
-candidate_tables <- function(built, data, lambda, spec, crit, form) {
+# Each engine's criterion of each response column over the grid (lambdas x
+# columns: `m`, its standard error `s`, and the undefined LOO values per
+# lambda `n_na`): in the primal every engine of the batch in one pass over
+# the rows (each block projected once per candidate), in the dual from each
+# engine's own rows.
+candidate_tables <- function(built, data, lambda, spec, form) {
   kfold <- spec$cv$type == "kfold"
   classify <- data$resp$type == "classification"
+  columns <- 4L + seq_len(ncol(data$resp$y0))   # the losses of the response columns
+  table_of <- function(path) {
+    if (kfold) {
+      fw <- fold_weights(path, length(lambda))
+      st <- fold_stats(path[attr(fw, "used")], fw, columns)
+      return(list(m = st$mean, s = st$se, n_na = rep(0, length(lambda))))
+    }
+    st <- path_stats(path, columns)
+    list(m = st$mean, s = st$se, n_na = path$n_na)
+  }
   if (form != "primal") {
     return(lapply(built, function(b) {
-      if (!kfold) return(validation_table(b$engine, data, lambda, crit))
-      per_fold <- kfold_paths(b$folds, data, lambda, classify, FALSE, spec$cv$K)
-      folds_table(per_fold, lambda, NA_real_, classify, crit)
+      table_of(if (kfold) kfold_paths(b$folds, data, lambda, classify, FALSE, spec$cv$K) else {
+        engine_path(b$engine, data, lambda, classify)
+      })
     }))
   }
   parts <- map_rows(data, band_block_paths, function(a, b) Map(merge_band_parts, a, b),
                     built = built, lambda = lambda, classify = classify, unit = data$unit,
                     counts = data$counts, kfold = kfold, what = "evaluating")
   lapply(seq_along(built), function(j) {
-    if (kfold) {
-      per_fold <- lapply(parts[[j]], finish_path, eng = built[[j]]$folds[[1L]], lambda = lambda)
-      folds_table(per_fold, lambda, NA_real_, classify, crit)
-    } else {
-      path_table(finish_path(parts[[j]], built[[j]]$engine, lambda), lambda, classify, crit)
-    }
+    table_of(if (kfold) lapply(parts[[j]], finish_path, eng = built[[j]]$folds[[1L]], lambda = lambda) else {
+      finish_path(parts[[j]], built[[j]]$engine, lambda)
+    })
   })
 }
 

@@ -91,28 +91,51 @@ heldout_block_paths <- function(rows, i, engines, lambda, classify, keep, unit, 
 # the folds' sums of weights, and their standard errors over folds.  A fold
 # whose rows all weigh 0 counts neither in K nor in the standard errors.
 folds_table <- function(per_fold, lambda, df, classify, crit) {
-  fw <- matrix(vapply(per_fold, function(p) p$w[, 1L], numeric(length(lambda))), length(lambda))
-  used <- colSums(fw) > 0
-  per_fold <- per_fold[used]
-  fw <- fw[, used, drop = FALSE]
+  fw <- fold_weights(per_fold, length(lambda))
+  per_fold <- per_fold[attr(fw, "used")]
   nfold <- length(per_fold)
-  over_folds <- function(means, power = 0) {   # means in `unit`s, results in units of y
-    means <- matrix(means, length(lambda))
-    m <- rowSums(fw * means) / rowSums(fw)
-    se <- sqrt(rowSums(fw * (means - m)^2) / rowSums(fw) / (nfold - 1))
-    unit <- per_fold[[1L]]$unit %||% 1
-    list(from_unit(m, unit, power), from_unit(se, unit, power))
-  }
   stat <- function(k) {
-    over_folds(vapply(per_fold, function(p) p$mean[, k], numeric(length(lambda))),
-               per_fold[[1L]]$power[k])
+    s <- fold_stats(per_fold, fw, k)
+    list(s$mean[, 1L], s$se[, 1L])
   }
   cols <- criteria_columns(stat, classify, ncol(per_fold[[1L]]$mean) - 4L, crit)
   if (needs_values(crit)) {
-    cols[paste0(crit$name, c("", "_se"))] <-
-      over_folds(vapply(per_fold, function(p) p$value[[1L]], numeric(length(lambda))))
+    s <- over_folds(lapply(per_fold, function(p) matrix(p$value[[1L]])), fw)
+    cols[paste0(crit$name, c("", "_se"))] <- list(s$mean[, 1L], s$se[, 1L])
   }
   tab <- data.frame(lambda = lambda, df = df, cols, n_na = 0, check.names = FALSE)
   attr(tab, "folds") <- nfold
   tab
+}
+
+# The folds' sums of weights at each lambda (lambdas x folds), those of
+# folds with weight only; attribute "used": which folds have weight.
+fold_weights <- function(per_fold, nl) {
+  fw <- matrix(vapply(per_fold, function(p) p$w[, 1L], numeric(nl)), nl)
+  used <- colSums(fw) > 0
+  structure(fw[, used, drop = FALSE], used = used)
+}
+
+# The mean over folds (weighted by the folds' sums of weights) and its
+# standard error over folds of the loss columns `k` of the folds' paths
+# (lambdas x length(k) each), in the units of y.
+fold_stats <- function(per_fold, fw, k) {
+  over_folds(lapply(per_fold, function(p) p$mean[, k, drop = FALSE]), fw,
+             per_fold[[1L]]$unit %||% 1, per_fold[[1L]]$power[k])
+}
+
+# `means`: one lambdas x columns matrix per fold, in units of `unit` raised
+# to `power` (one per column).
+over_folds <- function(means, fw, unit = 1, power = 0) {
+  total <- rowSums(fw)
+  m <- Reduce(`+`, Map(`*`, means, split(fw, col(fw)))) / total
+  dev <- Map(function(x, f) f * (x - m)^2, means, split(fw, col(fw)))
+  se <- sqrt(Reduce(`+`, dev) / total / (length(means) - 1L))
+  power <- rep_len(power, ncol(m))
+  for (p in unique(power)) {
+    at <- power == p
+    m[, at] <- from_unit(m[, at], unit, p)
+    se[, at] <- from_unit(se[, at], unit, p)
+  }
+  list(mean = m, se = se)
 }

@@ -172,7 +172,7 @@ static void path_block(const path_job *job, int i0, int nb, double *scratch, int
             for (int i = 0; i < nb; i++) {
                 size_t it = (size_t) (prow[i] - 1) + (size_t) ntot * t;
                 double e = rho[i] * (job->pr0[it] / job->unit + fl[i]);
-                double el = ok[i] ? e / den[i] : NA_REAL;
+                double el = ok[i] ? e / den[i] : NA_REAL;   /* not e * (1 / den): den may be tiny */
                 sq[i] += el * el;
                 ab[i] += fabs(el);
                 fit[i] += e * e;
