@@ -68,7 +68,9 @@ band_groups <- function(bands, xnames, assign) {
       if (!length(cols) || anyNA(idx)) {
         stop_arg("`bands` as a list must hold column names or numbers of `x` (1 to ", d,
                  ") for each group; group ", sQuote(label[g], FALSE), " has ",
-                 if (!length(cols)) "none" else paste("unknown ones:", name_list(as.character(cols[is.na(idx)]))))
+                 if (!length(cols)) "none" else {
+                   paste("unknown ones:", name_list(as.character(cols[is.na(idx)])))
+                 })
       }
       if (any(!is.na(group[idx]))) {
         stop_arg("`bands` must put each column in one group; ",
@@ -377,8 +379,8 @@ candidate_tables <- function(built, data, lambda, spec, form) {
                     built = built, lambda = lambda, classify = classify, unit = data$unit,
                     counts = data$counts, kfold = kfold, what = "evaluating")
   lapply(seq_along(built), function(j) {
-    table_of(if (kfold) lapply(parts[[j]], finish_path, eng = built[[j]]$folds[[1L]], lambda = lambda) else {
-      finish_path(parts[[j]], built[[j]]$engine, lambda)
+    table_of(if (!kfold) finish_path(parts[[j]], built[[j]]$engine, lambda) else {
+      lapply(parts[[j]], finish_path, eng = built[[j]]$folds[[1L]], lambda = lambda)
     })
   })
 }
@@ -724,6 +726,7 @@ tidy.rlsc_banded_fit <- function(x, what = c("lambda", "bands"), ...) {
     rep(x$cvm[x$index_min], length(responses))
   }
   data.frame(response = rep(responses, each = nrow(w)), band = rep(rownames(w), ncol(w)),
-             weight = as.vector(w), lambda_min = rep(unname(rep_len(x$lambda_min, ncol(w))), each = nrow(w)),
+             weight = as.vector(w),
+             lambda_min = rep(unname(rep_len(x$lambda_min, ncol(w))), each = nrow(w)),
              estimate = rep(unname(value), each = nrow(w)))
 }

@@ -134,7 +134,8 @@ primal_engines <- function(pass, spec, scale, sd = NULL, full = TRUE, fold = TRU
   mom <- pass$mom
   list(engine = if (full) primal_engine(mom, spec$intercept, scale, spec$free), data = pass$data,
        folds = if (fold && !is.null(pass$folds)) {
-         fold_engines(pass$folds, spec$intercept, scale, spec$free, pass$training %||% fold_training(pass$folds))
+         fold_engines(pass$folds, spec$intercept, scale, spec$free,
+                      pass$training %||% fold_training(pass$folds))
        },
        npos = mom$npos, sd = sd)
 }

@@ -1,4 +1,6 @@
-"""himalaya's own example data, candidates and BandedRidgeCV fit (issue 25).
+"""himalaya's own example data, candidates and fit (issue 25): BandedRidgeCV,
+or with more features than rows its multiple-kernel random search on the
+bands' linear kernels (what himalaya recommends there; the same model).
 
 Run by bench/himalaya_agree.R with /usr/bin/python3 and HIMALAYA_PATH (a
 source tree of gallantlab/himalaya, never vendored here):
@@ -18,6 +20,7 @@ import numpy as np
 sys.path.insert(0, os.environ.get("HIMALAYA_PATH", "/tmp/himalaya"))
 from himalaya.backend import set_backend  # noqa: E402
 from himalaya.kernel_ridge import generate_dirichlet_samples  # noqa: E402
+from himalaya.kernel_ridge import solve_multiple_kernel_ridge_random_search  # noqa: E402
 from himalaya.ridge import BandedRidgeCV  # noqa: E402
 from himalaya.utils import generate_multikernel_dataset  # noqa: E402
 from sklearn.model_selection import KFold  # noqa: E402
@@ -40,13 +43,20 @@ cv = KFold(n_splits=5)
 folds = np.zeros(n_train)
 for k, (_, test) in enumerate(cv.split(x)):
     folds[test] = k
-model = BandedRidgeCV(groups=groups, fit_intercept=True, cv=cv,
-                      solver_params=dict(n_iter=gammas, alphas=alphas, progress_bar=False,
-                                         warn=False))
 start = time.perf_counter()
-model.fit(x, y)
+if x.shape[1] > x.shape[0]:
+    ks = np.stack([x[:, groups == k] @ x[:, groups == k].T for k in range(n_kernels)])
+    deltas = solve_multiple_kernel_ridge_random_search(
+        ks, y, n_iter=gammas, alphas=alphas, cv=cv, fit_intercept=True, return_weights="dual",
+        progress_bar=False, jitter_alphas=False)[0]
+else:
+    model = BandedRidgeCV(groups=groups, fit_intercept=True, cv=cv,
+                          solver_params=dict(n_iter=gammas, alphas=alphas, progress_bar=False,
+                                             warn=False))
+    model.fit(x, y)
+    deltas = model.deltas_
 elapsed = time.perf_counter() - start
-deltas = np.asarray(model.deltas_)
+deltas = np.asarray(deltas)
 best_alpha = 1.0 / np.exp(deltas).sum(0)
 best_gamma = np.exp(deltas) * best_alpha[None, :]
 

@@ -211,7 +211,8 @@ test_that("the candidates: equal weights, each band alone, Dirichlet draws, repr
 test_that("band arguments are checked", {
   d <- band_data()
   expect_error(rlsc(d$x, d$y, bands = 1:3), "group of each of the 5 columns")
-  expect_error(rlsc(d$x, d$y, bands = d$group, band_weights = matrix(1, 2, 2)), "matrix of candidates .* 3 groups")
+  expect_error(rlsc(d$x, d$y, bands = d$group, band_weights = matrix(1, 2, 2)),
+               "matrix of candidates .* 3 groups")
   expect_error(rlsc(d$x, d$y, bands = d$group, band_weights = rbind(c(1, 1, 1))), "must sum to 1")
   expect_error(rlsc(d$x, d$y, bands = d$group, band_weights = rbind(c(-1, 1, 1))), "non-negative")
   expect_error(rlsc(d$x, d$y, band_weights = d$cand), "`band_weights` needs `bands`")
