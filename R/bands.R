@@ -139,16 +139,14 @@ check_band_weights <- function(w, names) {
 draw_candidates <- function(names, n) {
   g <- length(names)
   fixed <- if (g == 1L) matrix(1, 1L, 1L) else rbind(rep(1 / g, g), diag(g))
-  k <- n - nrow(fixed)
-  drawn <- if (k > 0L) {
-    t(vapply(rep_len(c(0.1, 1), k), function(a) {
-      repeat {   # all g draws underflowing to 0 (shape 0.1) is all but impossible
-        x <- stats::rgamma(g, a)
-        if (sum(x) > 0) return(x / sum(x))
-      }
-    }, numeric(g)))
-  }
-  w <- rbind(fixed, if (g > 1L) drawn)[seq_len(min(n, nrow(fixed) + max(k, 0L) * (g > 1L))), , drop = FALSE]
+  k <- if (g == 1L) 0L else max(n - nrow(fixed), 0L)
+  drawn <- matrix(vapply(rep_len(c(0.1, 1), k), function(a) {
+    repeat {   # all g draws underflowing to 0 (shape 0.1) is all but impossible
+      x <- stats::rgamma(g, a)
+      if (sum(x) > 0) return(x / sum(x))
+    }
+  }, numeric(g)), g)
+  w <- rbind(fixed, t(drawn))[seq_len(min(n, nrow(fixed) + k)), , drop = FALSE]
   dimnames(w) <- list(NULL, names)
   w
 }
@@ -182,7 +180,8 @@ fit_bands <- function(data, spec, call) {
   if (any(bad)) warn_unreliable(subs[[which(bad)[1L]]], lambda)
   # df: the mean over the response columns of their candidates' degrees of freedom
   counts <- tabulate(match(best$cand, used), length(used))
-  best$path$df <- Reduce(`+`, Map(function(e, k) k * model_df(e, lambda), subs, counts)) / length(best$cand)
+  df <- Map(function(e, k) k * model_df(e, lambda), subs, counts)
+  best$path$df <- Reduce(`+`, df) / length(best$cand)
   warn_undefined(best$path$n_na)
   sel <- list(index_min = stats::setNames(best$imin, spec$crit$responses),
               index_1se = stats::setNames(best$i1se, spec$crit$responses))
@@ -243,7 +242,7 @@ band_search <- function(data, spec) {
     }
   }
   list(settings = as.list(seq_len(nrow(bands$candidates))), grid = NULL, form = form, sd = sd,
-       data = data, mom = pass$mom, build = function(j, ...) build(j, ...), base = function() build(0L)$engine,
+       data = data, mom = pass$mom, build = build, base = function() build(0L)$engine,
        what = "the weighted cross-products of `x`")
 }
 

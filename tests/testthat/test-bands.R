@@ -206,6 +206,14 @@ test_that("the candidates: equal weights, each band alone, Dirichlet draws, repr
   expect_equal(w[1:4, ], rbind(rep(1 / 3, 3), diag(3)), ignore_attr = TRUE)
   expect_equal(rowSums(w), rep(1, 12))
   expect_true(all(w >= 0))
+  few <- quiet_edge(rlsc(d$x, d$y, bands = d$group, n_candidates = 2, lambda = d$lambda))
+  expect_equal(few$band_candidates, rbind(rep(1 / 3, 3), c(1, 0, 0)), ignore_attr = TRUE)
+  # one band: ridge itself, one candidate
+  one <- quiet_edge(rlsc(d$x, d$y, bands = rep("all", 5), lambda = d$lambda))
+  plain <- quiet_edge(rlsc(d$x, d$y, lambda = d$lambda, per_response = TRUE))
+  expect_equal(dim(one$band_candidates), c(1L, 1L))
+  same <- c("lambda", "df", "mse", grep("^mse_y", names(plain$path), value = TRUE), "n_na")
+  expect_equal(one$path[same], plain$path[same], tolerance = 1e-12)
 })
 
 test_that("band arguments are checked", {
