@@ -6,9 +6,13 @@ PKG     := rlsc
 VERSION := $(shell sed -n 's/^Version: //p' DESCRIPTION)
 TARBALL := $(PKG)_$(VERSION).tar.gz
 
-# System tools the check needs; the R packages come from DESCRIPTION (see
-# scripts/install-deps.R: Debian's r-cran-* builds, CRAN as the fallback).
-SYS_DEPS := pandoc qpdf
+# System tools the check needs, and the servers of `make test-engines`
+# (Slurm with munge and accounting in MariaDB, PostgreSQL, an SSH server;
+# none is started by installing it); the R packages come from DESCRIPTION
+# (see scripts/install-deps.R: Debian's r-cran-* builds, CRAN as the fallback).
+SYS_DEPS := pandoc qpdf slurm-wlm slurmdbd munge mariadb-server postgresql openssh-server
+ENGINE_CMDS := /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/slurmdbd /usr/sbin/munged \
+               /usr/sbin/mariadbd /usr/sbin/sshd
 
 # The CRAN-incoming and clock checks need the internet; this machine has none.
 # NOT_CRAN=true runs the tests CRAN would skip (parallel backends, the memory
@@ -16,11 +20,13 @@ SYS_DEPS := pandoc qpdf
 CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
              _R_CHECK_SYSTEM_CLOCK_=false NOT_CRAN=true RLSC_OPENBLAS=$(CURDIR)/.deps/openblas
 
-.PHONY: deps install demo test unit check valgrind sanitize fuzz bench bench-kernel bench-scale bench-kfold \
+.PHONY: deps install demo test unit check test-engines bench-engines valgrind sanitize fuzz bench bench-kernel bench-scale bench-kfold \
         bench-peers bench-eigen bench-threads bench-banded bench-deps docs clean site-deps site site-check coverage lint
 
 deps:
 	@if ! command -v pandoc >/dev/null || ! command -v qpdf >/dev/null || \
+	    ! ( for c in $(ENGINE_CMDS); do command -v $$c >/dev/null || exit 1; done ) || \
+	    ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
 	    ! $(RSCRIPT) scripts/install-deps.R --check; then \
 	  if command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ]; then \
 	    apt-get update -qq && \
@@ -29,6 +35,14 @@ deps:
 	  $(RSCRIPT) scripts/install-deps.R; \
 	fi
 	@sh scripts/unpack-openblas.sh
+	@# parallelly (future's workers) runs `scontrol` whenever it is on the PATH,
+	@# and Debian's slurm-wlm comes without a configuration, so every
+	@# plan(multisession) printed scontrol's errors and warned: a minimal
+	@# configuration of a cluster nobody starts (make test-engines starts its
+	@# own, with SLURM_CONF)
+	@if command -v scontrol >/dev/null && [ ! -e /etc/slurm/slurm.conf ] && [ "$$(id -u)" = 0 ]; then \
+	  mkdir -p /etc/slurm && printf 'ClusterName=localhost\nSlurmctldHost=localhost\n' > /etc/slurm/slurm.conf; \
+	fi
 
 docs: deps
 	$(RSCRIPT) -e 'roxygen2::roxygenise()'
@@ -55,6 +69,22 @@ check test: $(TARBALL)
 	@grep -q '^Status: OK' $(PKG).Rcheck/00check.log || { echo "R CMD check status is not OK"; exit 1; }
 	@sed -n 's/.*\[ FAIL \([0-9]*\) | WARN [0-9]* | SKIP \([0-9]*\) | PASS \([0-9]*\) \].*/\3 passed, \1 failed, \2 skipped/p' \
 	  $(PKG).Rcheck/tests/testthat.Rout | tail -n 1
+
+# The chunked fit on real engines (tests/testthat/test-engines-*.R): a
+# one-node Slurm cluster, a throwaway PostgreSQL server and an SSH server on
+# 127.0.0.2-3, each started in a /tmp/rlsc-engines-* folder and stopped by
+# its PID when the tests end, also on failure (scripts/test-engines).  The
+# package is installed into a library in that folder (never the site
+# library), removed with it; Slurm jobs and the workers find it through
+# R_LIBS.  About 5 minutes.
+test-engines: deps
+	R="$(R)" bash scripts/test-engines
+
+# A chunked fit of 10^7 rows (100 parquet files, 0.9 GB, kept in
+# bench/cache/engines) in Slurm jobs against the in-memory fit: times, the
+# peak memory of each job; a few minutes (more the first time).
+bench-engines: deps
+	R="$(R)" bash scripts/test-engines scripts/engines-scale.R
 
 # The test suite under valgrind: no invalid read or write, no definitely lost
 # memory.  Installs into a private library (never the site library) and

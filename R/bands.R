@@ -165,6 +165,8 @@ fit_bands <- function(data, spec, call) {
     best <- search_settings(search, spec)
     chosen <- best$j
     best$setting <- NULL   # a candidate, not a kernel setting
+    # the chosen candidate's fold engines calibrate probabilities (calibrate_fit())
+    search$fold_engines <- function(kern, fold, K, sd) search$candidate_folds(chosen, fold, K)
     fit <- new_fit(call, best, search, spec)
     nt <- ncol(fit$y)
     scores <- matrix(best$scores, ncol = 1L)
@@ -185,7 +187,9 @@ fit_bands <- function(data, spec, call) {
   warn_undefined(best$path$n_na)
   sel <- list(index_min = stats::setNames(best$imin, spec$crit$responses),
               index_1se = stats::setNames(best$i1se, spec$crit$responses))
-  fit <- new_rlsc(call, eng, search$data, best$path, sel, spec, form = search$form, sd = search$sd)
+  # (one candidate per response column: no calibration of probabilities)
+  fit <- new_rlsc(call, eng, search$data, best$path, sel, spec, form = search$form, sd = search$sd,
+                  rownames = rownames(search$data$rows$x))
   band_fit(fit, spec, best$cand, best$scores)
 }
 
@@ -241,9 +245,15 @@ band_search <- function(data, spec) {
       dual_build(kernel_linear(), part, spec, sd, scale, full)
     }
   }
+  # the fold engines of candidate j for other folds (calibration)
+  candidate_folds <- function(j, fold, K) {
+    scale <- band_scale(bands, bands$candidates[j, ], sd)
+    if (form == "primal") return(primal_fold_engines(with_folds(data, fold), spec, K, scale))
+    dual_fold_builder(kernel_linear(), all_rows(data), fold, spec, scale)
+  }
   list(settings = as.list(seq_len(nrow(bands$candidates))), grid = NULL, form = form, sd = sd,
        data = data, mom = pass$mom, build = build, base = function() build(0L)$engine,
-       what = "the weighted cross-products of `x`")
+       candidate_folds = candidate_folds, what = "the weighted cross-products of `x`")
 }
 
 # The form of a linear fit ("auto": primal when the rows of positive weight

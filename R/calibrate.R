@@ -1,59 +1,248 @@
-# Class probabilities of a classification fit: a multinomial logistic map of
-# the decision values, fitted on the *exact LOO* decision values at the chosen
-# lambda, so that the calibration sees out-of-sample outputs at no refitting
-# cost.  For two classes (one decision column) it is Platt's method: a
-# logistic regression of the class on the decision value, with Platt's
-# targets (N+ + 1) / (N+ + 2) and 1 / (N- + 2) instead of 1 and 0, which keep
-# the map finite when the LOO values separate the classes.  For K classes the
-# same soft targets: (N_k + 1) / (N_k + 2) for the row's own class, the rest
-# shared by the others.
+# Class probabilities of a classification fit (DESIGN.md, section 4): a
+# monotone multinomial logistic map of the decision values, fitted on exact
+# K-fold held-out decision values, so that the map never sees the label of a
+# row through that row's own decision value.  (Fitted on the LOO values, as
+# before, it learnt their anti-correlation with the labels at small lambda:
+# on pure noise every LOO probability "predicted" its own class.)
+#
+# The map: for K classes, eta_k = a_k + b_k f_k with f_k the decision value of
+# class k (its one-vs-all column) and b_k >= 0, p = softmax(eta), a_1 = 0;
+# each class's probability rises with its own decision value.  For two
+# classes (one column f, +1 for the second class) it is Platt's map,
+# p_2 = plogis(a + b f) with b >= 0.  The targets are Platt's, (N_k + 1) /
+# (N_k + 2) for the row's own class and the rest shared by the others (N_k
+# the rows of class k the map is fitted on), which keep the map finite when
+# the held-out values separate the classes.  Rows weigh their observation
+# weights without the class weights: the probabilities are those of the
+# classes as they occur, not as `class_weights` reweighs them.
+#
+# At fit time (calibrate_fit(), called by new_fit()) the held-out values come
+# from the package's K-fold machinery (kfold.R: fold engines from merged fold
+# moments in the primal form, a dual engine per fold; no refits): the fit's
+# own folds for cv = K, else `calibration_folds` folds stratified by class
+# (a chunk source's rows take the folds in turn within each chunk).  The fit
+# keeps, at lambda_min and lambda_1se, the map fitted on every row's held-out
+# value, which predict(type = "prob") applies, and the held-out values, from
+# which loo_predict(type = "prob") fits the K maps without each fold and
+# sends each row's LOO value through the map that did not see the row's fold
+# (cross-fitting).
 
-# The map at one lambda: coefficients ((T + 1) x (K - 1), the first class the
-# reference) from the LOO decision values, their classes and weights.
-calibration_map <- function(object, lambda) {
-  out <- fit_outputs(object, lambda)
-  keep <- out$weights > 0 & stats::complete.cases(out$loo)
-  f <- out$loo[keep, , drop = FALSE]
-  codes <- as.integer(decode_classes(out$y[keep, , drop = FALSE], object$classes))
-  k <- length(object$classes)
-  counts <- tabulate(codes, k)
-  own <- (counts[codes] + 1) / (counts[codes] + 2)
-  target <- matrix((1 - own) / (k - 1), length(codes), k)
-  target[cbind(seq_along(codes), codes)] <- own
-  fit_softmax(cbind(1, f), target, out$weights[keep])
+# The calibration of a fit: NULL (regression, or calibration_folds = 0), or
+# list(K, foldid (memory) or NULL (the chunks' rule), at = list of list(lambda,
+# full, held)).  `fold_engines(fold, K)` builds the chosen setting's fold
+# engines for fold labels `fold` (NULL: the chunks' rule).
+calibrate_fit <- function(best, spec, data, sel, fold_engines) {
+  if (data$resp$type != "classification" || !spec$calibration) return(NULL)
+  if (spec$cv$type == "kfold") {
+    K <- spec$cv$K
+    fold <- data$rows$fold
+    engines <- best$folds
+  } else {
+    K <- min(spec$calibration_folds, best$npos)
+    fold <- if (data$kind == "memory") {
+      make_folds(K, NULL, nrow(data$rows$x), class_codes(data$rows$y))
+    }
+    engines <- fold_engines(fold, K)
+  }
+  if (data$kind == "memory") data$rows$fold <- fold
+  lambdas <- unique(list(best$path$lambda[sel$index_min], best$path$lambda[sel$index_1se]))
+  grid <- sort(unique(unlist(lambdas)), decreasing = TRUE)
+  parts <- kfold_paths(engines, data, grid, TRUE, TRUE, K)
+  classes <- data$resp$classes
+  cw <- data$template$class_weights
+  at <- lapply(lambdas, function(l) {
+    # each response column at its own lambda (per_response), else all at one
+    col_at <- match(rep_len(l, ncol(data$resp$y0)), grid)
+    held <- lapply(parts, function(p) {
+      d <- p$loo
+      list(f = vapply(seq_along(col_at), function(t) d[, t, col_at[t]], numeric(dim(d)[1L])),
+           code = class_codes(p$y), w = observation_weights(p$weights, p$y, cw))
+    })
+    fit_calibration(held, length(classes), l)
+  })
+  list(K = K, foldid = fold, at = at)
 }
 
-# Weighted multinomial logistic regression with soft targets, by BFGS on the
-# (convex) cross-entropy; the design's columns are scaled for the optimizer.
-fit_softmax <- function(x, target, w) {
-  k <- ncol(target)
-  s <- pmax(apply(abs(x), 2L, max), 1e-300)
-  xs <- x / rep(s, each = nrow(x))
+# Weights without the class weights (rows of a class weighing 0 drop out).
+observation_weights <- function(w, y, cw) {
+  if (is.null(cw)) return(w)
+  share <- cw[class_codes(y)]
+  ifelse(share > 0, w / share, 0)
+}
+
+# The map on every fold's held-out values; the K maps without each fold
+# are fitted when loo_predict() asks for them, from the held-out values kept
+# (each fold's decision values, classes and weights: n x T numbers, as many
+# as the response), so that fitting costs one map per lambda, not K + 1.
+fit_calibration <- function(held, k, lambda) {
+  list(lambda = lambda, full = fit_map(bind_folds(held), k), held = held)
+}
+
+bind_folds <- function(parts) {
+  list(f = do.call(rbind, lapply(parts, function(p) matrix(p$f, length(p$code)))),
+       code = unlist(lapply(parts, `[[`, "code")), w = unlist(lapply(parts, `[[`, "w")))
+}
+
+# The K maps fitted without each fold, started from the full map (a looser
+# tolerance: they serve LOO probabilities, whose folds' maps differ more).
+fold_maps <- function(entry, k) {
+  lapply(seq_along(entry$held), function(j) {
+    fit_map(bind_folds(entry$held[-j]), k, entry$full, tol = 1e-8)
+  })
+}
+
+# The monotone multinomial map of decision values `f` (n x T), classes `code`
+# (1..k) and weights `w`: list(a, b), k values each (a_1 = 0; for two classes
+# b_1 = 0 and b_2 the slope of the one column), minimizing the weighted
+# cross-entropy against Platt's targets under b >= 0: a convex problem of
+# 2k - 1 parameters, solved by projected Newton steps (newton_bounded()) on
+# columns scaled by their largest magnitude, in O(n k^2) per step.
+fit_map <- function(held, k, start = NULL, tol = 1e-11) {
+  keep <- held$w > 0 & stats::complete.cases(held$f)
+  f <- own_values(held$f[keep, , drop = FALSE], k)
+  code <- held$code[keep]
+  w <- held$w[keep]
+  if (!length(w)) return(list(a = numeric(k), b = numeric(k)))
   w <- w / sum(w)
-  loss <- function(b) {
-    eta <- cbind(0, xs %*% matrix(b, ncol(xs)))
+  counts <- tabulate(code, k)
+  own <- (counts[code] + 1) / (counts[code] + 2)
+  target <- matrix((1 - own) / (k - 1), length(code), k)
+  target[cbind(seq_along(code), code)] <- own
+  slopes <- if (k == 2L) 2L else seq_len(k)   # two classes: one slope
+  s <- pmax(apply(abs(f[, slopes, drop = FALSE]), 2L, max), 1e-300)
+  fs <- f[, slopes, drop = FALSE] / rep(s, each = nrow(f))
+  na <- k - 1L
+  eta_of <- function(theta) {
+    eta <- matrix(rep(c(0, theta[seq_len(na)]), each = nrow(fs)), nrow(fs))
+    eta[, slopes] <- eta[, slopes] + fs * rep(theta[-seq_len(na)], each = nrow(fs))
+    eta
+  }
+  np <- na + length(slopes)
+  bounded <- seq_len(np) > na
+  # the loss, its gradient and Hessian in the parameters: with r = w (p - t),
+  # d/da_k = sum r_k, d/db_k = sum r_k f_k; the Hessian of the softmax per row
+  # is diag(p) - p p', so each block is a diagonal minus a cross-product
+  objective <- function(theta, hessian = FALSE) {
+    eta <- eta_of(theta)
     lse <- log_sum_exp(eta)
-    -sum(w * rowSums(target * (eta - lse)))
+    p <- exp(eta - lse)
+    value <- -sum(w * rowSums(target * (eta - lse)))
+    r <- w * (p - target)
+    pf <- p[, slopes, drop = FALSE] * fs
+    grad <- c(colSums(r)[-1L], colSums(r[, slopes, drop = FALSE] * fs))
+    if (!hessian) return(list(value = value, grad = grad))
+    z <- cbind(p[, -1L, drop = FALSE], pf)
+    diag_part <- c(colSums(w * p)[-1L], colSums(w * pf * fs))
+    h <- -crossprod(z, w * z)
+    # the diagonal blocks' diagonals, and the a_k-b_k cross terms
+    diag(h) <- diag(h) + diag_part
+    cross <- colSums(w * pf)
+    ia <- match(slopes, 2:k)
+    for (m in seq_along(slopes)) if (!is.na(ia[m])) {
+      h[ia[m], na + m] <- h[ia[m], na + m] + cross[m]
+      h[na + m, ia[m]] <- h[na + m, ia[m]] + cross[m]
+    }
+    list(value = value, grad = grad, hess = h)
   }
-  grad <- function(b) {
-    eta <- cbind(0, xs %*% matrix(b, ncol(xs)))
-    p <- exp(eta - log_sum_exp(eta))
-    -crossprod(xs, w * (target - p))[, -1L]
+  theta0 <- if (!is.null(start)) c(start$a[-1L], start$b[slopes] * s) else {
+    # the intercepts of the class shares, and unit slopes on the scaled
+    # values: closer to the optimum than 0, where every slope is held
+    share <- colSums(w * target)
+    c(log(share[-1L] / share[1L]), rep(1, length(slopes)))
   }
-  opt <- stats::optim(numeric(ncol(xs) * (k - 1L)), loss, grad, method = "BFGS",
-                      control = list(maxit = 1000, reltol = 1e-12))
-  matrix(opt$par, ncol(xs)) / s
+  theta <- newton_bounded(objective, theta0, bounded, tol)
+  b <- numeric(k)
+  b[slopes] <- theta[-seq_len(na)] / s
+  list(a = c(0, theta[seq_len(na)]), b = b)
 }
+
+# Minimizes a smooth convex objective(theta, hessian) under theta >= 0 for
+# the `bounded` parameters: Newton steps on the parameters not held at their
+# bound (those at 0 whose gradient pushes them below), projected onto the
+# bounds, with backtracking; stops when the projected gradient vanishes.
+newton_bounded <- function(objective, theta, bounded, tol, maxit = 200L) {
+  theta[bounded] <- pmax(theta[bounded], 0)
+  for (it in seq_len(maxit)) {
+    cur <- objective(theta, hessian = TRUE)
+    held <- bounded & theta <= 0 & cur$grad > 0
+    if (max(abs(cur$grad[!held]), 0) < tol) break
+    free <- which(!held)
+    h <- cur$hess[free, free, drop = FALSE]
+    ridge <- 1e-12 * max(abs(diag(h)), 1e-300)
+    step <- numeric(length(theta))
+    step[free] <- -tryCatch(solve(h + diag(ridge, length(free)), cur$grad[free]),
+                            error = function(e) cur$grad[free])
+    t <- 1
+    repeat {
+      new <- theta + t * step
+      new[bounded] <- pmax(new[bounded], 0)
+      value <- objective(new)$value
+      if (value <= cur$value + 1e-4 * sum(cur$grad * (new - theta)) || t < 1e-10) break
+      t <- t / 2
+    }
+    if (max(abs(new - theta)) <= 1e-15 * (1 + max(abs(theta)))) break
+    theta <- new
+  }
+  theta
+}
+
+# Each class's own decision value (n x k): its one-vs-all column, or for two
+# classes 0 and the one column.
+own_values <- function(f, k) if (k == 2L) cbind(0, f[, 1L]) else f
 
 log_sum_exp <- function(eta) {
-  top <- apply(eta, 1L, max)
+  top <- eta[cbind(seq_len(nrow(eta)), max.col(eta, "first"))]
   top + log(rowSums(exp(eta - top)))
 }
 
 # Probabilities (m x K, named by class) of decision values under a map.
 class_probabilities <- function(object, decision, map) {
-  eta <- cbind(0, cbind(1, decision) %*% map)
+  k <- length(object$classes)
+  f <- own_values(decision, k)
+  eta <- rep(map$a, each = nrow(f)) + f * rep(map$b, each = nrow(f))
   p <- exp(eta - log_sum_exp(eta))
   dimnames(p) <- list(rownames(decision), object$classes)
   p
+}
+
+# The stored calibration at `lambda` (a value of lambda_value()), or an error
+# that says where probabilities are served.
+calibration_at <- function(object, lambda) {
+  cal <- object$calibration
+  if (is.null(cal) && inherits(object, "rlsc_banded_fit") && object$type == "classification") {
+    stop_arg("this banded fit has no probabilities: each class column has its own band weights; ",
+             "refit with `per_response` = FALSE (one weighting for all classes)")
+  }
+  if (is.null(cal)) {
+    stop_arg("this fit has no probabilities: it was fitted with `calibration_folds` = 0; ",
+             "refit with `calibration_folds` = 5 (the default)")
+  }
+  for (entry in cal$at) if (identical(as.double(entry$lambda), unname(as.double(lambda)))) return(entry)
+  stop_arg("probabilities are calibrated at `lambda_min` and `lambda_1se` only (the maps are ",
+           "fitted when fitting), not at `lambda` = ", paste(format(lambda), collapse = " "),
+           "; to calibrate there, refit with `lambda` = ", format(lambda[1L]),
+           " (a grid of that one value is its own lambda_min)")
+}
+
+# Cross-fitted probabilities of the LOO decision values `loo` (n x T, the
+# fit's rows in order): each row through the map fitted without its fold.
+crossfit_probabilities <- function(object, loo, entry) {
+  fold <- calibration_folds(object)
+  maps <- fold_maps(entry, length(object$classes))
+  p <- matrix(NA_real_, nrow(loo), length(object$classes),
+              dimnames = list(rownames(loo), object$classes))
+  for (k in seq_along(maps)) {
+    rows <- which(fold == k)
+    if (length(rows)) p[rows, ] <- class_probabilities(object, loo[rows, , drop = FALSE], maps[[k]])
+  }
+  p
+}
+
+# The calibration fold of each row: stored for data in memory, else the
+# chunks' rule (or their `foldid`) read again.
+calibration_folds <- function(object) {
+  cal <- object$calibration
+  if (!is.null(cal$foldid)) return(cal$foldid)
+  unlist(map_rows(object$data, function(rows, i, K) list(row_folds(rows, i, K)), c, K = cal$K,
+                  what = "reading the folds of"), use.names = FALSE)
 }

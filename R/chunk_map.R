@@ -3,9 +3,8 @@
 # are read block by block in this process.  The chunks of a chunk source go in
 # tasks of several consecutive chunks; each task maps `fun` over its chunks
 # and merges the results on the worker with `merge`, so only one small result
-# per task travels back.  With future.apply installed and more than one
-# worker in the user's plan(), tasks run through future.apply::future_lapply();
-# otherwise in a plain loop.  The package never calls plan().  Workers share
+# per task travels back.  With more than one worker in the user's plan(),
+# tasks run as futures (run_futures()); otherwise in a plain loop.  The package never calls plan().  Workers share
 # this session's threads (options(rlsc.threads)), at least one each, so that
 # two workers on two cores do not run four threads.  Progress goes through
 # progressr when it is installed (the user's handlers; silent unless the user
@@ -31,7 +30,7 @@ map_chunks <- function(src, fun, merge, ..., progress = NULL, what = "reading") 
   chunks <- src$chunks
   nchunks <- length(chunks)
   workers <- if (requireNamespace("future", quietly = TRUE)) future::nbrOfWorkers() else 1
-  parallel <- workers > 1 && requireNamespace("future.apply", quietly = TRUE)
+  parallel <- workers > 1
   ntask <- if (parallel) min(nchunks, 4 * workers) else 1L
   tasks <- unname(split(seq_len(nchunks), ceiling(seq_len(nchunks) * ntask / nchunks)))
   read <- if (parallel) portable_reader(src$read) else src$read
@@ -40,23 +39,52 @@ map_chunks <- function(src, fun, merge, ..., progress = NULL, what = "reading") 
   parts <- if (!parallel) {
     lapply(tasks, function(idx) do.call(run_task, c(list(idx), args)))
   } else {
-    tryCatch(
-      do.call(future.apply::future_lapply,
-              c(list(tasks, run_task), args,
-                list(future.seed = NULL, future.packages = "rlsc", future.chunk.size = 1L,
-                     future.label = "rlsc-task-%d"))),
-      error = function(e) {
-        if (inherits(e, "rlsc_chunk_error")) stop(e)
-        stop_arg("a worker failed while ", what, " ", failed_chunks(e, tasks, chunks), ": ",
-                 conditionMessage(e))
-      })
+    run_futures(tasks, args, chunks, what)
   }
   Reduce(merge, parts)
 }
 
+# The tasks as futures on the user's plan(), one each (labelled, so that a
+# worker's failure names its chunks), their values collected in order.  A
+# task returns a chunk's error as its value rather than failing (run_task()),
+# so the backend sees every job succeed and keeps no job files; on the first
+# error the other futures are resolved before the error is raised, so no job
+# outlives the fit.
+run_futures <- function(tasks, args, chunks, what) {
+  futures <- lapply(seq_along(tasks), function(k) {
+    task_args <- c(list(tasks[[k]]), args, list(errors_as_value = TRUE))
+    future::future(do.call(run_task, task_args), substitute = TRUE,
+                   globals = list(run_task = run_task, task_args = task_args),
+                   packages = "rlsc", seed = NULL, label = sprintf("rlsc-task-%d", k))
+  })
+  parts <- vector("list", length(futures))
+  for (k in seq_along(futures)) {
+    part <- tryCatch(future::value(futures[[k]]), error = function(e) e)
+    if (inherits(part, "error")) {
+      settle_futures(futures[-seq_len(k)])
+      if (inherits(part, "rlsc_chunk_error")) stop(part)
+      stop_arg("a worker failed while ", what, " ", failed_chunks(k, tasks, chunks), ": ",
+               conditionMessage(part))
+    }
+    parts[k] <- list(part)
+  }
+  parts
+}
+
+# Futures no longer wanted: resolved, their values and errors dropped.  Not
+# cancelled: a backend keeps the files of a cancelled job (future.batchtools
+# deletes a job's registry only when it succeeded), and a task ends in
+# success whatever its chunks do (run_task()).
+settle_futures <- function(futures) {
+  for (f in futures) try(suppressWarnings(future::value(f)), silent = TRUE)
+}
+
 # A read() defined in the global environment refers to objects there that
 # the workers do not have: give it an environment of its own holding them.
+# Its source references go: a function read with keep.source (scripts,
+# testthat) carries its file's parse data, hundreds of KB per task.
 portable_reader <- function(read) {
+  read <- utils::removeSource(read)
   if (!identical(environment(read), globalenv()) || !requireNamespace("globals", quietly = TRUE)) {
     return(read)
   }
@@ -65,18 +93,18 @@ portable_reader <- function(read) {
   read
 }
 
-# The chunks of the task a future error names (by its label), for messages.
-failed_chunks <- function(e, tasks, chunks) {
-  task <- as.integer(sub(".*rlsc-task-([0-9]+).*", "\\1", conditionMessage(e)))
-  if (is.na(task) || task > length(tasks)) return("the chunks")
-  idx <- tasks[[task]]
+# The chunks of task k, for messages.
+failed_chunks <- function(k, tasks, chunks) {
+  idx <- tasks[[k]]
   paste0("chunk(s) ", paste(idx, collapse = ", "), " (",
          paste(vapply(chunks[idx], describe_chunk, ""), collapse = ", "), ")")
 }
 
 # One task: fun() over the chunks `idx`, merged as it goes (on a worker, with
-# `threads` threads).
-run_task <- function(idx, chunks, read, fun, merge, progress, threads = NULL, ...) {
+# `threads` threads).  With `errors_as_value`, a chunk's error is the task's
+# value (run_futures() raises it).
+run_task <- function(idx, chunks, read, fun, merge, progress, threads = NULL, ...,
+                     errors_as_value = FALSE) {
   if (!is.null(threads)) {
     old <- options(rlsc.threads = threads)
     on.exit(options(old))
@@ -84,7 +112,12 @@ run_task <- function(idx, chunks, read, fun, merge, progress, threads = NULL, ..
   hold_blas_threads()
   acc <- NULL
   for (i in idx) {
-    part <- chunk_call(fun, chunks[[i]], i, read, ...)
+    part <- if (errors_as_value) {
+      tryCatch(chunk_call(fun, chunks[[i]], i, read, ...), rlsc_chunk_error = function(e) e)
+    } else {
+      chunk_call(fun, chunks[[i]], i, read, ...)
+    }
+    if (inherits(part, "rlsc_chunk_error")) return(part)
     acc <- if (is.null(acc)) part else merge(acc, part)
     if (!is.null(progress)) progress()
   }

@@ -18,15 +18,17 @@
 #' * `chunk_matrix()` splits an in-memory matrix into row chunks (for tests,
 #'   examples, and parallel work on large in-memory data; the data travel to
 #'   the workers with `read()`).
-#' * `chunk_files()` has one chunk per file; `.rds` files are read with
-#'   [readRDS()] and `.csv` files with `data.table::fread()` when data.table is
-#'   installed, else [utils::read.csv()].
+#' * `chunk_files()` has one chunk per file, read by its extension: `.parquet`
+#'   with `nanoparquet::read_parquet()`, `.rds` with [readRDS()], `.csv` and
+#'   `.csv.gz` with `data.table::fread()` when data.table is installed, else
+#'   [utils::read.csv()]. Other files need a `read` of your own.
 #' * `chunk_bigmatrix()` reads row blocks of a file-backed
 #'   `bigmemory::big.matrix`; the workers attach it from its descriptor, so
 #'   only the descriptor travels.
 #' * `chunk_db()` reads key ranges of a table or query of any DBI database;
 #'   `connect()` opens a connection (each chunk opens its own, on its worker;
-#'   open it read-only). Key ranges are used rather than `dbFetch(n = )`
+#'   open it read-only). A `connect()` defined at the top level takes the
+#'   values it refers to there (a path, a host name) along to the workers. Key ranges are used rather than `dbFetch(n = )`
 #'   because some drivers (duckdb among them) materialize the whole result
 #'   before fetching from it.
 #'
@@ -132,23 +134,48 @@ chunk_files <- function(paths, read = NULL) {
   missing <- paths[!file.exists(paths)]
   if (length(missing)) stop_arg("`paths` has files that do not exist: ", paste(sQuote(missing, FALSE), collapse = ", "))
   if (is.null(read)) {
-    ext <- tolower(tools::file_ext(paths))
-    if (!all(ext %in% c("rds", "csv"))) {
-      stop_arg("`read` is needed for files other than .rds and .csv, such as ",
-               sQuote(paths[!ext %in% c("rds", "csv")][1L], FALSE))
+    kind <- file_kind(paths)
+    if (anyNA(kind)) {
+      stop_arg("`paths` has a file of unknown type, ", sQuote(paths[is.na(kind)][1L], FALSE),
+               ": give `read` for files other than .parquet, .rds, .csv and .csv.gz")
+    }
+    if (any(kind == "parquet") && !requireNamespace("nanoparquet", quietly = TRUE)) {
+      stop_arg("reading ", sQuote(paths[kind == "parquet"][1L], FALSE), " needs the nanoparquet package")
     }
     read <- local_reader(read_file)
   }
   chunk_source(paths, read)
 }
 
-# The default reader of chunk_files().
+# The kind of file chunk_files() reads by default, from its extension, or NA.
+file_kind <- function(path) {
+  path <- tolower(path)
+  at <- regexpr("\\.(parquet|rds|csv|csv\\.gz)$", path)
+  ifelse(at > 0, substring(path, at + 1L), NA_character_)
+}
+
+# The default reader of chunk_files(): a data frame, whatever the format.
 read_file <- function(path) {
-  if (tolower(tools::file_ext(path)) == "rds") return(readRDS(path))
-  if (requireNamespace("data.table", quietly = TRUE)) {
-    return(as.data.frame(data.table::fread(path, showProgress = FALSE)))
+  switch(file_kind(path),
+         parquet = as.data.frame(nanoparquet::read_parquet(path)),
+         rds = readRDS(path),
+         csv = read_csv(path),
+         csv.gz = read_csv(path, gz = TRUE))
+}
+
+# fread() reads .gz files only with R.utils installed; the lines of a chunk
+# are read through gzfile() instead, so .csv and .csv.gz chunks of one source
+# are parsed alike, with or without R.utils.
+read_csv <- function(path, gz = FALSE) {
+  if (!requireNamespace("data.table", quietly = TRUE)) return(utils::read.csv(path))
+  table <- if (gz) {
+    con <- gzfile(path, "r")
+    on.exit(close(con))
+    data.table::fread(text = readLines(con), showProgress = FALSE)
+  } else {
+    data.table::fread(path, showProgress = FALSE)
   }
-  utils::read.csv(path)
+  as.data.frame(table)
 }
 
 #' @rdname chunk_source
@@ -200,6 +227,9 @@ chunk_db <- function(connect, table_or_query, chunk_rows = 10000, key) {
     stop_arg("`key` must be the name of a numeric column, not ", describe(key))
   }
   chunk_rows <- check_count(chunk_rows, "chunk_rows")
+  # a connect() written at the top level refers to values of the user's
+  # workspace (the database's path, a host name), which workers do not have
+  connect <- portable_reader(connect)
   con <- connect()
   on.exit(DBI::dbDisconnect(con))
   from <- sql_from(con, table_or_query)
@@ -221,7 +251,18 @@ chunk_db <- function(connect, table_or_query, chunk_rows = 10000, key) {
                    k, format(chunk[1L], digits = 17),
                    if (is.finite(chunk[2L])) sprintf(" AND %s < %s", k, format(chunk[2L], digits = 17)) else "",
                    k)
-    DBI::dbGetQuery(con, sql)
+    # RPostgreSQL turns a failed query into a warning and a NULL result:
+    # that is an error naming the query; other warnings pass on
+    warned <- character()
+    rows <- withCallingHandlers(DBI::dbGetQuery(con, sql), warning = function(w) {
+      warned <<- c(warned, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    })
+    if (!is.data.frame(rows)) {
+      stop("the query failed: ", paste(c(warned, sql)[1L], collapse = ""), call. = FALSE)
+    }
+    for (w in warned) warning(w, call. = FALSE)
+    rows
   }, connect = connect, table_or_query = table_or_query, key = key)
   chunk_source(chunks, read)
 }

@@ -9,33 +9,42 @@
 #'
 #' @param object an [rlsc()] fit.
 #' @param lambda a number \eqn{\ge 0}, or `"lambda_min"` / `"lambda_1se"`
-#'   (also glmnet's spellings `"lambda.min"` / `"lambda.1se"`).
+#'   (also glmnet's spellings `"lambda.min"` / `"lambda.1se"`); or a vector
+#'   of them, for a column per value (as glmnet's `s`). For a fit with
+#'   `per_response = TRUE`, a vector with one value per response column
+#'   gives each column its own \eqn{\lambda}.
+#' @param s glmnet's name for `lambda` (give one of the two; by its full
+#'   name, as it follows `...`).
 #' @param ... not used.
 #' @return A named vector for one response column; otherwise a matrix with a
-#'   row per coefficient and a column per response column (class).
+#'   row per coefficient and a column per response column (class). With
+#'   several values of `lambda`, a matrix with a column per value (one
+#'   response column), else an array coefficient x column x lambda; the
+#'   values name the last dimension.
 #' @export
 #' @examples
 #' fit <- rlsc(as.matrix(mtcars[, -1]), mtcars$mpg)
 #' coef(fit)
 #' coef(fit, lambda = "lambda_1se")
 #' coef(fit, lambda = 5)     # any lambda, exactly
-coef.rlsc <- function(object, lambda = object$lambda_min, ...) {
+#' coef(fit, s = c(0.1, 1, 10))  # a column per lambda
+coef.rlsc <- function(object, lambda = object$lambda_min, ..., s = NULL) {
   check_no_dots(...)
-  validate_rlsc(object)
-  cf <- at_lambdas(lambda_value(object, lambda), ncol(object$y),
-                   function(l) engine_coef(object$engine, l), object$engine)
-  coef_matrix(object, cf$intercept, cf$coef, object$xnames)
+  over_lambdas(object, glmnet_s(lambda, s, missing(lambda)), function(l) {
+    cf <- at_lambdas(l, ncol(object$y), function(l) engine_coef(object$engine, l), object$engine)
+    coef_matrix(object, cf$intercept, cf$coef, object$xnames)
+  })
 }
 
 #' @rdname coef.rlsc
 #' @export
-coef.rlsc_kernel_fit <- function(object, lambda = object$lambda_min, ...) {
+coef.rlsc_kernel_fit <- function(object, lambda = object$lambda_min, ..., s = NULL) {
   check_no_dots(...)
-  validate_rlsc(object)
-  cf <- at_lambdas(lambda_value(object, lambda), ncol(object$y),
-                   function(l) engine_coef(object$engine, l))
-  coef_matrix(object, cf$intercept, cf$coef,
-              object$rownames %||% paste0("c", seq_len(object$nobs)))
+  over_lambdas(object, glmnet_s(lambda, s, missing(lambda)), function(l) {
+    cf <- at_lambdas(l, ncol(object$y), function(l) engine_coef(object$engine, l))
+    coef_matrix(object, cf$intercept, cf$coef,
+                object$rownames %||% paste0("c", seq_len(object$nobs)))
+  })
 }
 
 coef_matrix <- function(object, intercept, coefs, names) {

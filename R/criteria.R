@@ -34,12 +34,7 @@ path_table <- function(path, lambda, classify, crit) {
   cols <- criteria_columns(stat, classify, ncol(path$mean) - 4L, crit)
   if (needs_values(crit)) cols[paste0(crit$name, c("", "_se"))] <- path$value
   rss <- from_unit(path$mean[, 4L], path$unit, path$power[4L])
-  if (identical(crit$name, "gcv")) {
-    # MASS::lm.ridge's RSS / (n - df)^2, with weights the weighted residual sum
-    # of squares rescaled to n observations
-    cols$gcv <- path$npos * rss / (path$npos - path$df)^2
-    cols$gcv_se <- NA_real_
-  }
+  if (identical(crit$name, "gcv")) cols[c("gcv", "gcv_se")] <- list(gcv_value(path, rss), NA_real_)
   data.frame(lambda = lambda, df = path$df, cols, rss = rss, n_na = path$n_na,
              check.names = FALSE)
 }
@@ -59,6 +54,20 @@ path_stats <- function(path, k) {
   mean[!ok, ] <- NA_real_
   se[!ok, ] <- NA_real_
   list(mean = mean, se = se)
+}
+
+# Generalized cross-validation (Golub, Heath and Wahba 1979), n RSS_w /
+# (n - tr H)^2 with H the whole hat matrix: tr H is the penalized part's df
+# plus one per unpenalized column and one for the intercept (mgcv's gcv.ubre
+# is the same; MASS::lm.ridge() divides RSS by (n - df)^2 with df of the
+# slopes alone, which tends to 0 as a fit interpolates: tr H = n there, not
+# n - 1).  RSS_w is the weighted mean of the squared residuals (`rss`) times
+# n, the rows of positive weight: with weights summing to n it is
+# sum(w r^2).  NA where the fit interpolates (n - tr H within rounding of 0).
+gcv_value <- function(path, rss) {
+  n <- path$npos
+  room <- n - (path$df + path$intercept)
+  ifelse(room > 1e-8 * n, n^2 * rss / room^2, NA_real_)
 }
 
 # A criterion of the predictions themselves at each lambda: the AUC (with
@@ -105,24 +114,25 @@ user_criterion <- function(fun, y, pred, w) {
   value
 }
 
-# The weighted AUC of scores for the positive class, ties counted half, and
-# Hanley and McNeil's (1982) standard error from the counts of each class.
+# The weighted AUC of scores for the positive class, ties counted half (scores
+# within 1e-10 of each other, relative to their size, are tied: duplicated
+# rows score the same in exact arithmetic and apart by rounding), and
+# Hanley and McNeil's (1982) standard error from the counts of each class
+# (both NA when the rows hold one class only).
 auc_with_se <- function(score, positive, w) {
   keep <- w > 0
   score <- score[keep]
   positive <- positive[keep]
   w <- w[keep]
+  if (all(positive) || !any(positive)) return(c(NA_real_, NA_real_))
   o <- order(score)
-  tie <- cumsum(c(TRUE, diff(score[o]) != 0))
+  sorted <- score[o]
+  tie <- cumsum(c(TRUE, diff(sorted) > 1e-10 * pmax(1, abs(sorted[-1L]))))
   wpos <- rowsum(w[o] * positive[o], tie)[, 1L]
   wneg <- rowsum(w[o] * !positive[o], tie)[, 1L]
   below <- cumsum(wneg) - wneg
   a <- sum(wpos * (below + wneg / 2)) / (sum(wpos) * sum(wneg))
-  n1 <- sum(positive)
-  n0 <- sum(!positive)
-  q1 <- a / (2 - a)
-  q2 <- 2 * a^2 / (1 + a)
-  c(a, sqrt((a * (1 - a) + (n1 - 1) * (q1 - a^2) + (n0 - 1) * (q2 - a^2)) / (n1 * n0)))
+  c(a, hanley_mcneil_se(a, sum(positive), sum(!positive)))
 }
 
 
@@ -137,6 +147,10 @@ validation_table <- function(eng, data, lambda, crit, folds = NULL, nfold = NULL
   if (is.null(folds)) {
     sums <- crit$name %in% c("mse", "gcv") && !isTRUE(crit$per_response)
     path <- engine_path(eng, data, lambda, classify, FALSE, sums)
+    if (crit$name == "auc") {
+      path$value <- lpo_auc(eng, data, lambda)
+      return(structure(path_table(path, lambda, classify, crit), pairs = attr(path$value, "pairs")))
+    }
     if (needs_values(crit)) {
       path$value <- value_criterion(function(l) list(engine_path(eng, data, l, classify, TRUE)),
                                     lambda, nrows, nt, crit)[[1L]]

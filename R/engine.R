@@ -1,5 +1,6 @@
 # The engine: the one factorization behind a fit, and what the methods of a
-# fit ask of it (DESIGN.md, section 6).  Two forms, one object:
+# fit ask of it (DESIGN.md, "The data and the engine, as contracts").  Two
+# forms, one object:
 #   form       "primal" (eigendecomposition of the d x d centered weighted Gram;
 #              primal.R) or "dual" (of the n x n weighted double-centered
 #              kernel; dual.R)

@@ -293,15 +293,18 @@ evaluation_map <- function(map) {
 
 #' @rdname nystrom
 #' @param object a fit of [rlsc()] with a Nyström or random-feature kernel.
-#' @param lambda a number \eqn{\ge 0}, or `"lambda_min"` / `"lambda_1se"`.
+#' @param lambda a number \eqn{\ge 0}, or `"lambda_min"` / `"lambda_1se"`, or a
+#'   vector of them (a column per value).
+#' @param s glmnet's name for `lambda` (give one of the two).
 #' @param ... not used.
 #' @export
-coef.rlsc_features_fit <- function(object, lambda = object$lambda_min, ...) {
+coef.rlsc_features_fit <- function(object, lambda = object$lambda_min, ..., s = NULL) {
   check_no_dots(...)
-  validate_rlsc(object)
-  cf <- engine_coef(object$engine, lambda_value(object, lambda))
-  prefix <- if (object$features$type == "nystrom") "z" else "phi"
-  coef_matrix(object, cf$intercept, cf$coef, paste0(prefix, seq_len(nrow(cf$coef))))
+  over_lambdas(object, glmnet_s(lambda, s, missing(lambda)), function(l) {
+    cf <- at_lambdas(l, ncol(object$y), function(l) engine_coef(object$engine, l))
+    prefix <- if (object$features$type == "nystrom") "z" else "phi"
+    coef_matrix(object, cf$intercept, cf$coef, paste0(prefix, seq_len(nrow(cf$coef))))
+  })
 }
 
 # Rows per block of data in memory for a feature map: about 2^22 doubles of

@@ -8,11 +8,11 @@
 # `kernel` holds the fields of a kernel fit (fit_model.R), which also gets
 # class "rlsc_kernel_fit" (and "rlsc_features_fit" for Nystrom and random
 # features).
-new_rlsc <- function(call, engine, data, path, sel, spec, form, sd = NULL, kernel = NULL) {
+new_rlsc <- function(call, engine, data, path, sel, spec, form, sd = NULL, kernel = NULL,
+                     rownames = NULL, calibration = NULL) {
   resp <- data$resp
   memory <- data$kind == "memory"
   rows <- if (memory) all_rows(data)
-  x <- data$rows$x
   cv <- spec$cv
   fit <- c(list(
     call = call, engine = engine, data = data, path = path, criterion = spec$crit$name,
@@ -25,14 +25,14 @@ new_rlsc <- function(call, engine, data, path, sel, spec, form, sd = NULL, kerne
     type = resp$type, classes = resp$classes, multi = resp$multi,
     y = if (memory) rows$y else resp$y0, yfactor = resp$yfactor,
     weights = if (memory) rows$w, intercept = spec$intercept, form = form,
-    nobs = if (memory) nrow(x) else sum(data$counts$n),
+    nobs = if (memory) nrow(rows$y) else sum(data$counts$n),
     npos = if (memory) sum(rows$w > 0) else data$npos,
     nvars = length(data$template$xnames), xnames = data$template$xnames,
-    named_columns = isTRUE(data$template$named), rownames = if (memory) rownames(x),
+    named_columns = isTRUE(data$template$named), rownames = rownames,
     scale = if (!is.null(sd)) stats::setNames(sd, data$template$xnames),
     penalty_factor = if (!is.null(spec$penalty_factor)) {
       stats::setNames(spec$penalty_factor, data$template$xnames)
-    }), kernel)
+    }, calibration = calibration), kernel)
   class <- c(if (!is.null(kernel$features)) "rlsc_features_fit",
              if (!is.null(kernel)) "rlsc_kernel_fit", "rlsc")
   validate_rlsc(structure(fit, class = class))
@@ -79,7 +79,7 @@ validate_rlsc <- function(fit) {
   }
   if (memory && (fit$nobs != n || !is.double(fit$weights) || length(fit$weights) != n ||
                  !all_finite(fit$weights) || any(fit$weights < 0) ||
-                 NROW(data$rows$x) != n || !identical(dim(data$rows$y), dim(y)))) {
+                 !NROW(data$rows$x) %in% c(0L, n) || !identical(dim(data$rows$y), dim(y)))) {
     bad("`nobs`, `y`, `weights` and its data must agree on the ", n, " observations, with ",
         "finite non-negative weights")
   }
@@ -104,6 +104,10 @@ validate_rlsc <- function(fit) {
       bad("`", v, "` must hold one ", if (v == "scale") "positive" else "non-negative",
           " number per column of `x`")
     }
+  }
+  cal <- fit$calibration
+  if (!is.null(cal) && (!is.list(cal$at) || !length(cal$at) || !is.numeric(cal$K))) {
+    bad("`calibration` must hold the maps of the class probabilities")
   }
   eng <- fit$engine
   snapshot <- inherits(eng, "rlsc_snapshot")

@@ -1,4 +1,4 @@
-# The one driver every front door reaches (DESIGN.md, section 3): rlsc() on
+# The one driver every front door reaches (DESIGN.md, "The data flow"): rlsc() on
 # a matrix, a formula or a chunk source builds its data (source.R) and hands
 # them, with the arguments as given, to fit_model(), which
 #   1. checks every argument once, for every data source alike (options.R);
@@ -48,13 +48,18 @@ linear_search <- function(data, spec) {
              "least as many observations of positive weight as columns; here ",
              sum(all_rows(data)$w > 0), " and ", length(data$template$xnames))
   }
+  sd <- if (form == "dual") standardize_rows(data, spec)
   build <- if (form == "primal") {
     function(kern) primal_build(data, spec, spec$standardize, spec$penalty_factor)
   } else {
-    sd <- standardize_rows(data, spec)
     function(kern) dual_build(kernel_linear(), data, spec, sd)
   }
-  list(settings = list(NULL), grid = NULL, build = build, form = form,
+  fold_engines <- function(kern, fold, K, sd) {
+    scale <- column_multiplier(sd, spec$penalty_factor)
+    if (form == "primal") return(primal_fold_engines(with_folds(data, fold), spec, K, scale))
+    dual_fold_builder(kernel_linear(), all_rows(data), fold, spec, scale)
+  }
+  list(settings = list(NULL), grid = NULL, build = build, fold_engines = fold_engines, form = form,
        what = "the weighted cross-products of `x`")
 }
 
@@ -67,6 +72,9 @@ kernel_search <- function(data, spec) {
   settings <- expand_kernel(kernel)
   list(settings = settings$kernels, grid = settings$grid, form = "dual", kernel = kernel, sd = sd,
        build = function(kern) dual_build(kern, data, spec, sd),
+       fold_engines = function(kern, fold, K, sd) {
+         dual_fold_builder(kern, all_rows(data), fold, spec, column_multiplier(sd, spec$penalty_factor))
+       },
        what = "the weighted centered kernel")
 }
 
@@ -96,8 +104,15 @@ feature_search <- function(data, spec) {
     built$data$template$features <- built$features
     built
   }
+  fold_engines <- function(kern, fold, K, sd) {
+    map <- setting_map(kern, landmarks, draw, sd)
+    mapped <- with_folds(data, fold)
+    mapped$template$features <- map
+    lapply(primal_fold_engines(mapped, spec, K, NULL), feature_engine, map = map)
+  }
   list(settings = settings$kernels, grid = settings$grid, form = "primal", kernel = kernel,
-       sd = sd, build = build, what = "the weighted cross-products of the features")
+       sd = sd, build = build, fold_engines = fold_engines,
+       what = "the weighted cross-products of the features")
 }
 
 # The primal engine of the data: pass 1 merges the moments of every block
@@ -141,25 +156,49 @@ primal_engines <- function(pass, spec, scale, sd = NULL, full = TRUE, fold = TRU
 }
 
 # The dual engine of a kernel on the rows (in memory); for K-fold a function
-# building fold k's engine, the held-out rows given weight 0.
+# building fold k's engine (dual_fold_builder()); `scale` the column
+# multipliers (a banded candidate's, bands.R), `full = FALSE` the folds only.
 dual_build <- function(kernel, data, spec, sd, scale = column_multiplier(sd, spec$penalty_factor),
                        full = TRUE) {
-  rows <- all_rows(data)
-  if (kernel$name != "linear" && is_sparse(rows$x)) rows$x <- as.matrix(rows$x)   # dense kernels anyway
-  folds <- if (spec$cv$type == "kfold") {
-    label <- data$rows$fold
-    function(k) {
-      train <- rows
-      train$w <- rows$w * (label != k)
-      if (sum(train$w > 0) < 2L) {
-        stop_arg("every fold's training rows must hold at least 2 observations of positive ",
-                 "weight; fold ", k, " leaves ", sum(train$w > 0))
-      }
-      dual_engine(kernel, train, spec$intercept, scale)
-    }
-  }
+  rows <- dense_kernel_rows(kernel, all_rows(data))
+  folds <- if (spec$cv$type == "kfold") dual_fold_builder(kernel, rows, data$rows$fold, spec, scale)
   list(engine = if (full) dual_engine(kernel, rows, spec$intercept, scale), data = data, folds = folds,
        npos = sum(rows$w > 0), sd = sd)
+}
+
+# Kernels other than the linear one are dense anyway.
+dense_kernel_rows <- function(kernel, rows) {
+  if (kernel$name != "linear" && is_sparse(rows$x)) rows$x <- as.matrix(rows$x)
+  rows
+}
+
+# A function building fold k's dual engine for fold labels `label`: the
+# held-out rows given weight 0.
+dual_fold_builder <- function(kernel, rows, label, spec, scale) {
+  rows <- dense_kernel_rows(kernel, rows)
+  function(k) {
+    train <- rows
+    train$w <- rows$w * (label != k)
+    if (sum(train$w > 0) < 2L) {
+      stop_arg("every fold's training rows must hold at least 2 observations of positive ",
+               "weight; fold ", k, " leaves ", sum(train$w > 0))
+    }
+    dual_engine(kernel, train, spec$intercept, scale)
+  }
+}
+
+# The primal engines of K folds: a pass of fold moments, each training Gram
+# merged from the other folds' (fold_engines()).
+primal_fold_engines <- function(data, spec, K, scale) {
+  mom <- map_rows(data, chunk_moments, merge_moments, intercept = spec$intercept, nfold = K,
+                  what = "reading (folds)")
+  fold_engines(mom$folds, spec$intercept, scale, spec$free)
+}
+
+# Data in memory with fold labels (chunks keep their own).
+with_folds <- function(data, fold) {
+  if (data$kind == "memory") data$rows$fold <- fold
+  data
 }
 
 # The multipliers the penalty sees the columns through: the standard
@@ -266,6 +305,7 @@ grid_table <- function(built, spec, what) {
     lambda <- default_lambda(eng$values, spec$nlambda, FALSE)
   }
   attr(path, "folds") <- attr(extended, "folds")
+  attr(path, "pairs") <- attr(extended, "pairs")
   list(lambda = lambda, path = path, extended = extended)
 }
 
@@ -285,12 +325,13 @@ show_progress <- function(total) {
 # source: a step per chunk and pass, the number of passes estimated from the
 # arguments (a levels pass, a sampling pass for feature kernels, two passes
 # per kernel setting).  NULL for data in memory or without progressr.
-fit_progress <- function(data, args) {
+# The progressor finishes when the fit (the caller's frame) returns.
+fit_progress <- function(data, args, envir = parent.frame()) {
   if (data$kind != "chunks" || !requireNamespace("progressr", quietly = TRUE)) return(NULL)
   kernel <- args$kernel
   settings <- if (inherits(kernel, "rlsc_kernel")) max(1, prod(lengths(kernel$params))) else 1
   passes <- (length(data$template$scan) > 0) + inherits(kernel, "rlsc_features") + 2 * settings
-  progressr::progressor(steps = length(data$src$chunks) * passes)
+  progressr::progressor(steps = length(data$src$chunks) * passes, envir = envir)
 }
 
 # ---- the fit -------------------------------------------------------------------
@@ -324,9 +365,17 @@ new_fit <- function(call, best, search, spec) {
     list(kernel = chosen, sigma_min = if (rbf) chosen$params$sigma, kernel_grid = grid,
          kernel_path = kernel_path, index_kernel = best$j, features = best$features)
   }
+  sd <- best$sd %||% search$sd
+  calibration <- calibrate_fit(best, spec, data, sel, function(fold, K) {
+    search$fold_engines(best$setting, fold, K, sd)
+  })
   if (!is.null(kernel) && !spec$keep_eigen && inherits(eng, "rlsc_dual")) {
     eng <- new_snapshot(eng, data, lambda)
   }
-  new_rlsc(call, eng, data, best$path, sel, spec, form = search$form, sd = best$sd %||% search$sd,
-           kernel = kernel)
+  rownames <- rownames(data$rows$x)
+  # a dual engine holds the rows new data need; the methods read only y and w
+  # of the data (a saved fit would otherwise hold x twice)
+  if (data$kind == "memory" && !inherits(eng, "rlsc_primal")) data$rows["x"] <- list(NULL)
+  new_rlsc(call, eng, data, best$path, sel, spec, form = search$form, sd = sd,
+           kernel = kernel, calibration = calibration, rownames = rownames)
 }

@@ -99,7 +99,19 @@ design_matrix <- function(terms, mf, contrasts = NULL) {
   out <- x[, keep, drop = FALSE]
   attr(out, "assign") <- attr(x, "assign")[keep]
   attr(out, "contrasts") <- attr(x, "contrasts")
+  attr(out, "term_vars") <- term_variables(terms)
   out
+}
+
+# The variables of each term of `terms` (named by the term's label), so that
+# a variable's name covers all of its model-matrix columns (penalty_factor).
+term_variables <- function(terms) {
+  fac <- attr(terms, "factors")
+  labels <- attr(terms, "term.labels")
+  if (!length(labels)) return(list())
+  stats::setNames(lapply(seq_along(labels), function(j) {
+    unique(unlist(lapply(rownames(fac)[fac[, j] > 0], function(v) all.vars(str2lang(v)))))
+  }), labels)
 }
 
 # New data rebuilt through the training terms and factor levels.

@@ -14,10 +14,19 @@
 
 # Fold labels 1..K of data in memory: `foldid` as given (any labels), else K
 # folds of sizes as equal as possible in random order (reproducible under
-# set.seed()).
-make_folds <- function(K, foldid, n) {
+# set.seed()); with `strata` (the classes of a classification fit) stratified
+# as cv.glmnet users expect of scikit-learn's StratifiedKFold: each class's
+# rows, in random order, deal the folds in turn, continuing from class to
+# class, so every fold holds each class's count within one and the folds'
+# sizes differ by at most one.
+make_folds <- function(K, foldid, n, strata = NULL) {
   if (!is.null(foldid)) return(as.integer(factor(foldid)))
-  sample(rep_len(seq_len(K), n))
+  if (is.null(strata)) return(sample(rep_len(seq_len(K), n)))
+  order <- unlist(lapply(split(seq_len(n), strata), function(i) i[sample.int(length(i))]),
+                  use.names = FALSE)
+  fold <- integer(n)
+  fold[order] <- rep_len(sample.int(K), n)
+  fold
 }
 
 # The fold of each row of block i: its label (data in memory, or `foldid` from
@@ -55,6 +64,21 @@ fold_training <- function(folds) {
   })
 }
 
+# Folds whose held-out rows hold one class have no AUC (NA at every lambda).
+check_auc_folds <- function(values, labels) {
+  none <- colSums(!is.na(values)) == 0
+  if (all(none)) {
+    stop_arg("`criterion` = \"auc\" with K-fold needs held-out rows of both classes in a fold, ",
+             "but every fold holds one class only; use `cv` = K (folds stratified by class) or ",
+             "`foldid` with both classes in each fold")
+  }
+  if (any(none)) {
+    warning("the AUC is undefined in fold(s) ", paste(labels[none], collapse = ", "),
+            ", whose held-out rows hold one class only: the AUC is the mean over the other ",
+            sum(!none), " folds (weighted by fold size)", call. = FALSE)
+  }
+}
+
 # The per-fold paths of the held-out rows over `lambda` (a list of K parts):
 # primal fold engines in one pass over the blocks; dual ones, built per fold,
 # on their own rows.
@@ -88,8 +112,11 @@ heldout_block_paths <- function(rows, i, engines, lambda, classify, keep, unit, 
 }
 
 # The table of K folds: per lambda, the criteria's means over folds weighted by
-# the folds' sums of weights, and their standard errors over folds.  A fold
-# whose rows all weigh 0 counts neither in K nor in the standard errors.
+# the folds' sums of weights (fold size), and their standard errors over
+# folds.  A fold whose rows all weigh 0 counts neither in K nor in the
+# standard errors; nor, for the AUC, a fold whose held-out rows hold one class
+# (its AUC is undefined: a warning names it, and when every fold is so, an
+# error says how to get folds with both classes).
 folds_table <- function(per_fold, lambda, df, classify, crit) {
   fw <- fold_weights(per_fold, length(lambda))
   per_fold <- per_fold[attr(fw, "used")]
@@ -100,7 +127,10 @@ folds_table <- function(per_fold, lambda, df, classify, crit) {
   }
   cols <- criteria_columns(stat, classify, ncol(per_fold[[1L]]$mean) - 4L, crit)
   if (needs_values(crit)) {
-    s <- over_folds(lapply(per_fold, function(p) matrix(p$value[[1L]])), fw)
+    values <- matrix(vapply(per_fold, function(p) p$value[[1L]], numeric(length(lambda))),
+                     length(lambda))
+    if (crit$name == "auc") check_auc_folds(values, which(attr(fw, "used")))
+    s <- over_folds(split(values, col(values)), fw * !is.na(values))
     cols[paste0(crit$name, c("", "_se"))] <- list(s$mean[, 1L], s$se[, 1L])
   }
   tab <- data.frame(lambda = lambda, df = df, cols, n_na = 0, check.names = FALSE)
@@ -124,13 +154,20 @@ fold_stats <- function(per_fold, fw, k) {
              per_fold[[1L]]$unit %||% 1, per_fold[[1L]]$power[k])
 }
 
-# `means`: one lambdas x columns matrix per fold, in units of `unit` raised
-# to `power` (one per column).
+# `means`: one lambdas x columns matrix (or vector) per fold, in units of
+# `unit` raised to `power` (one per column), weighted by the folds' weights
+# `fw` (lambdas x folds; 0 leaves a fold out at that lambda).
 over_folds <- function(means, fw, unit = 1, power = 0) {
+  w <- split(fw, col(fw))
+  means <- Map(function(x, f) {
+    x <- as.matrix(x)
+    x[f == 0, ] <- 0   # (an NA of a fold left out counts nothing)
+    x
+  }, means, w)
   total <- rowSums(fw)
-  m <- Reduce(`+`, Map(`*`, means, split(fw, col(fw)))) / total
-  dev <- Map(function(x, f) f * (x - m)^2, means, split(fw, col(fw)))
-  se <- sqrt(Reduce(`+`, dev) / total / (length(means) - 1L))
+  m <- Reduce(`+`, Map(`*`, means, w)) / total
+  dev <- Map(function(x, f) f * (x - m)^2, means, w)
+  se <- sqrt(Reduce(`+`, dev) / total / (rowSums(fw > 0) - 1))
   power <- rep_len(power, ncol(m))
   for (p in unique(power)) {
     at <- power == p

@@ -102,15 +102,15 @@ check_boundary <- function(extended, eng, lambda, index_min, crit) {
   found <- lapply(seq_along(cols), function(k) {
     beyond_grid(eng, extended, cols[k], isTRUE(crit$maximize), lambda, index_min[[k]])
   })
-  warn_boundary_found(found, index_min, length(lambda))
+  warn_boundary_found(found, index_min, length(lambda), isTRUE(crit$maximize))
 }
 
 # The warning of check_boundary() from what beyond_grid() found for each
 # selected lambda_min (named by response column when there are several).
-warn_boundary_found <- function(found, index_min, nlambda) {
+warn_boundary_found <- function(found, index_min, nlambda, maximize = FALSE) {
   hit <- !vapply(found, is.null, NA)
   if (!any(hit)) return(invisible())
-  if (length(found) == 1L) return(warn_boundary(index_min[[1L]], nlambda, found[[1L]]))
+  if (length(found) == 1L) return(warn_boundary(index_min[[1L]], nlambda, found[[1L]], maximize))
   targets <- names(index_min)[hit]
   sure <- !vapply(found[hit], identical, NA, NA)
   warning(sprintf(paste0(
@@ -123,7 +123,7 @@ warn_boundary_found <- function(found, index_min, nlambda) {
 
 # The warning for lambda_min at an end of the grid, given what beyond_grid()
 # found there (NA: not looked at, so the criterion only may keep decreasing).
-warn_boundary <- function(index, nlambda, beyond = NA) {
+warn_boundary <- function(index, nlambda, beyond = NA, maximize = FALSE) {
   if (nlambda < 2L || !(index %in% c(1L, nlambda)) || is.null(beyond)) return(invisible())
   end <- if (index == 1L) "largest" else "smallest"
   if (identical(beyond, NA)) {
@@ -133,7 +133,7 @@ warn_boundary <- function(index, nlambda, beyond = NA) {
     return(invisible())
   }
   warning("`lambda_min` is the ", end, " value of the `lambda` grid, and the criterion keeps ",
-          "decreasing beyond it: ", format(beyond$value, digits = 4), " at lambda = ",
+          if (maximize) "increasing" else "decreasing", " beyond it: ", format(beyond$value, digits = 4), " at lambda = ",
           format(beyond$lambda, digits = 3), " against ", format(beyond$edge, digits = 4),
           "; extend the grid", call. = FALSE)
 }
@@ -181,6 +181,61 @@ lambda_value <- function(object, lambda) {
   grid <- object$lambda
   hit <- which(abs(grid - lambda) <= 1e-10 * lambda)
   if (length(hit)) grid[hit[1L]] else as.double(lambda)
+}
+
+# glmnet's `s` for a method's `lambda`: the one given (both is an error).
+glmnet_s <- function(lambda, s, lambda_missing) {
+  if (is.null(s)) return(lambda)
+  if (!lambda_missing) {
+    stop_arg("`s` is glmnet's name for `lambda`: give one of them, not both")
+  }
+  s
+}
+
+# `one(l)` at each value of a method's `lambda` (lambda_value() reads each):
+# its result for a single value; for several, one column (one response
+# column) or one slice of the last dimension per value, named by the values,
+# as glmnet's `s = ` gives them.  A fit with one lambda per response column
+# takes a vector of one value per column as a single value.
+over_lambdas <- function(object, lambda, one) {
+  validate_rlsc(object)
+  nt <- ncol(object$y)
+  single <- length(lambda) == 1L ||
+    (isTRUE(object$per_response) && is.numeric(lambda) && length(lambda) == nt && nt > 1L)
+  if (single) return(one(lambda_value(object, lambda)))
+  if (!(is.numeric(lambda) || is.character(lambda)) || !is.null(dim(lambda)) || !length(lambda)) {
+    stop_arg("`lambda` must be numbers >= 0, \"lambda_min\" or \"lambda_1se\" (a vector gives ",
+             "a column per value), not ", describe(lambda), " of length ", length(lambda))
+  }
+  values <- lapply(as.list(lambda), function(l) lambda_value(object, l))
+  labels <- if (is.character(lambda)) lambda else format(lambda)
+  stack_lambdas(lapply(values, one), labels)
+}
+
+# Results at several lambdas bound along a new last dimension: vectors into
+# the columns of a matrix, matrices into an array, factors into the columns
+# of a data frame, lists component by component, single numbers into a
+# named vector.
+stack_lambdas <- function(parts, labels) {
+  first <- parts[[1L]]
+  if (is.factor(first)) {
+    out <- as.data.frame(stats::setNames(parts, labels), check.names = FALSE,
+                         row.names = if (!anyDuplicated(names(first))) names(first))
+    return(out)
+  }
+  if (is.list(first)) {
+    return(stats::setNames(lapply(names(first), function(k) {
+      stack_lambdas(lapply(parts, `[[`, k), labels)
+    }), names(first)))
+  }
+  if (is.null(dim(first)) && length(first) == 1L) return(stats::setNames(unlist(parts), labels))
+  if (is.null(dim(first))) {
+    out <- do.call(cbind, parts)
+    dimnames(out) <- list(names(first), labels)
+    return(out)
+  }
+  names <- dimnames(first) %||% vector("list", length(dim(first)))
+  array(unlist(parts), c(dim(first), length(parts)), dimnames = c(names, list(labels)))
 }
 
 # fun(lambda) at each response column's own lambda: column t of every

@@ -24,9 +24,10 @@
 #'   classification) or `"class"` for the LOO class labels of a
 #'   classification fit, a factor with the levels and class of the response
 #'   (as [predict.rlsc()] gives them), or `"prob"` for LOO class
-#'   probabilities: the LOO decision values through the calibration map of
-#'   [predict.rlsc()]. That map was fitted on these same values, so these
-#'   probabilities are slightly optimistic, unlike the LOO values themselves.
+#'   probabilities, cross-fitted: each row's LOO decision values through the
+#'   calibration map (see [predict.rlsc()]) fitted on the held-out values of
+#'   the other calibration folds, so that no row's probability comes from a
+#'   map that saw its label (at `lambda_min` and `lambda_1se`).
 #' @param ... not used.
 #' @return A vector for one response column, else an \eqn{n \times T} matrix
 #'   with columns named by response column or class; a factor for
@@ -51,6 +52,8 @@ loo_predict.rlsc <- function(fit, lambda = fit$lambda_min, ..., type = c("respon
   warn_undefined(out$n_na)
   warn_unreliable(fit$engine, out$lambda)
   if (type == "class") return(pad(fit, stats::setNames(class_labels(fit, out$loo), rownames(out$loo))))
-  if (type == "prob") return(pad(fit, class_probabilities(fit, out$loo, calibration_map(fit, lambda))))
+  if (type == "prob") {
+    return(pad(fit, crossfit_probabilities(fit, out$loo, calibration_at(fit, out$lambda))))
+  }
   pad(fit, out$loo)
 }

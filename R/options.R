@@ -35,7 +35,8 @@ check_fit_args <- function(args, data) {
   }
   nlambda <- check_count(args$nlambda, "nlambda")
   lambda <- check_lambda(args$lambda)
-  cv <- check_cv(args$cv, args$foldid, n, chunks)
+  cv <- check_cv(args$cv, args$foldid, n, chunks,
+                 strata = if (!chunks && resp$type == "classification") class_codes(coded$y))
   crit <- check_criterion(args$criterion, resp, cv$type)
   # banded ridge chooses per response column unless told otherwise
   per_response <- if (!is.null(args$bands) && !"per_response" %in% given) TRUE else args$per_response
@@ -43,11 +44,16 @@ check_fit_args <- function(args, data) {
   mode <- check_mode(args$mode, kernel, chunks)
   standardize <- check_flag(args$standardize, "standardize")
   keep_eigen <- check_flag(args$keep_eigen, "keep_eigen")
+  calibration_folds <- check_calibration_folds(args$calibration_folds, resp,
+                                               "calibration_folds" %in% given)
   if (standardize && identical(kernel$name, "precomputed")) {
     stop_arg("`standardize` = TRUE needs the data matrix, but `x` is a precomputed kernel")
   }
   xnames <- if (chunks) data$template$xnames else column_names(x)
-  pf <- check_penalty_factor(args$penalty_factor, xnames, kernel)
+  layout <- if (chunks) data$template else {
+    list(xnames = xnames, assign = attr(x, "assign"), term_vars = attr(x, "term_vars"))
+  }
+  pf <- check_penalty_factor(args$penalty_factor, layout, kernel)
   if (any(pf == 0) && mode == "dual") {
     stop_arg("`penalty_factor` zeros (unpenalized columns) need the primal form, with at ",
              "least as many observations of positive weight as columns; here ",
@@ -61,6 +67,7 @@ check_fit_args <- function(args, data) {
                        kernel, pf)
   spec <- list(intercept = intercept, nlambda = nlambda, lambda = lambda, cv = cv, crit = crit,
                mode = mode, standardize = standardize, keep_eigen = keep_eigen, kernel = kernel,
+               calibration = calibration_folds > 0, calibration_folds = calibration_folds,
                penalty_factor = pf, free = which(pf == 0), bands = bands)
   list(spec = spec, data = data)
 }
@@ -147,7 +154,7 @@ check_criterion <- function(criterion, resp, cv = "loo") {
 
 # How rlsc() validates: `cv` = "loo" (the default), "gcv", or a number of
 # folds K; `foldid` (fold labels, glmnet's meaning) gives the folds instead.
-check_cv <- function(cv, foldid, n, chunks = FALSE) {
+check_cv <- function(cv, foldid, n, chunks = FALSE, strata = NULL) {
   if (chunks) {
     if (!is.null(foldid)) {
       stop_arg("`foldid` of a chunk source comes from the chunks: read() returns ",
@@ -173,7 +180,21 @@ check_cv <- function(cv, foldid, n, chunks = FALSE) {
              paste(format(cv, trim = TRUE), collapse = " "))
   }
   K <- as.integer(cv)
-  list(type = "kfold", K = K, folds = if (!chunks) make_folds(K, NULL, n))
+  list(type = "kfold", K = K, folds = if (!chunks) make_folds(K, NULL, n, strata))
+}
+
+# `calibration_folds`: the folds of the calibration of class probabilities
+# (calibrate.R), 0 for none; given for a regression fit, an error.
+check_calibration_folds <- function(folds, resp, given) {
+  if (given && resp$type != "classification") {
+    stop_arg("`calibration_folds` needs a classification fit; `y` is numeric")
+  }
+  if (!is.numeric(folds) || length(folds) != 1L || !is.finite(folds) || folds != round(folds) ||
+      folds < 0 || folds == 1) {
+    stop_arg("`calibration_folds` must be 0 (no probabilities) or a whole number of at least 2, ",
+             "not ", if (is.numeric(folds) && length(folds) == 1L) format(folds) else describe(folds))
+  }
+  as.integer(folds)
 }
 
 # per_response = TRUE: one lambda per response column, chosen by that
@@ -303,29 +324,86 @@ class_weight_of <- function(class_weights, resp, data, y = NULL) {
     out[counts == 0] <- 0
     return(out)
   }
-  if (!is.numeric(class_weights) || is.null(names(class_weights)) ||
-      !setequal(names(class_weights), classes) || anyDuplicated(names(class_weights))) {
-    stop_arg("`class_weights` must be \"balanced\" or a vector named by the classes (",
-             paste(classes, collapse = ", "), ")")
+  nms <- names(class_weights)
+  if (!is.numeric(class_weights) || !is.null(dim(class_weights)) || is.null(nms) ||
+      anyNA(nms) || any(nms == "")) {
+    stop_arg("`class_weights` must be \"balanced\" or a numeric vector named by the classes (",
+             name_list(classes), "), not ",
+             if (is.numeric(class_weights)) "an unnamed one" else describe(class_weights))
+  }
+  unknown <- setdiff(nms, classes)
+  if (length(unknown)) {
+    stop_arg("`class_weights` names class(es) the response does not have: ", name_list(unknown),
+             " (its classes are ", name_list(classes), ")")
+  }
+  if (anyDuplicated(nms)) {
+    stop_arg("`class_weights` must name each class once, not ", name_list(unique(nms[duplicated(nms)])))
   }
   if (!all_finite(as.double(class_weights)) || any(class_weights < 0)) {
     stop_arg("`class_weights` must be finite and non-negative")
   }
-  unname(as.double(class_weights[classes]))
+  # classes not named weigh 1, as in scikit-learn's dictionaries
+  out <- rep(1, length(classes))
+  out[match(nms, classes)] <- as.double(class_weights)
+  out
 }
 
-check_penalty_factor <- function(pf, xnames, kernel) {
+# `penalty_factor`: unnamed, one value per column of x in order; named, each
+# name a column of x or, for a formula fit, a term label or a variable, which
+# covers every model-matrix column of its terms (factor(cyl) -> cyl6, cyl8);
+# columns no name covers keep 1.  `layout`: xnames, and for a formula assign
+# and term_vars (design_matrix()).
+check_penalty_factor <- function(pf, layout, kernel) {
   if (is.null(pf)) return(NULL)
+  xnames <- layout$xnames
   if (!is.null(kernel)) {
     stop_arg("`penalty_factor` applies to the columns of a linear model, not to a kernel fit")
   }
-  if (!is.numeric(pf) || !is.null(dim(pf)) || length(pf) != length(xnames)) {
+  nms <- names(pf)
+  if (!is.numeric(pf) || !is.null(dim(pf)) || (is.null(nms) && length(pf) != length(xnames))) {
     stop_arg("`penalty_factor` must be a numeric vector with one value per column of `x` (",
-             length(xnames), "), not ",
+             length(xnames), ") or named by columns, not ",
              if (is.numeric(pf)) paste("of length", length(pf)) else describe(pf))
   }
-  pf <- as.double(pf)
-  if (!all_finite(pf)) stop_arg("`penalty_factor` must not contain NA, NaN or Inf values")
+  if (!all_finite(as.double(pf))) stop_arg("`penalty_factor` must not contain NA, NaN or Inf values")
   if (any(pf < 0)) stop_arg("`penalty_factor` must be non-negative")
-  pf
+  if (is.null(nms)) return(as.double(pf))
+  if (anyNA(nms) || any(nms == "")) {
+    stop_arg("`penalty_factor` must have a name for every value or for none")
+  }
+  covers <- lapply(nms, penalty_columns, layout = layout)
+  for (k in which(lengths(covers) == 0L)) {
+    stop_arg("`penalty_factor` names ", name_list(nms[k]), ", which is not a column of `x`",
+             if (!is.null(layout$term_vars)) " nor a term or variable of the formula",
+             " (the columns are ", name_list(xnames), ")")
+  }
+  # the more specific name wins: a column over its term, a term over a variable
+  out <- rep(1, length(xnames))
+  given <- rep(NA_character_, length(xnames))
+  level <- vapply(covers, attr, 1L, "level")
+  for (k in order(-level)) {
+    cols <- as.vector(covers[[k]])
+    twice <- cols[!is.na(given[cols]) & given_level(given[cols], nms, level) == level[k]]
+    if (length(twice)) {
+      stop_arg("`penalty_factor` gives column ", name_list(xnames[twice]), " two values (`",
+               given[twice[1L]], "` and `", nms[k], "`)")
+    }
+    out[cols] <- pf[[k]]
+    given[cols] <- nms[k]
+  }
+  out
+}
+
+given_level <- function(given, nms, level) level[match(given, nms)]
+
+# The columns a name of `penalty_factor` covers, with their specificity as
+# attribute "level": the column of that name (1), else those of the term
+# with that label (2), else those of every term holding that variable (3).
+penalty_columns <- function(name, layout) {
+  hit <- which(layout$xnames == name)
+  if (length(hit) || is.null(layout$term_vars)) return(structure(hit, level = 1L))
+  terms <- which(names(layout$term_vars) == name)
+  if (length(terms)) return(structure(which(layout$assign %in% terms), level = 2L))
+  terms <- which(vapply(layout$term_vars, function(v) name %in% v, NA))
+  structure(which(layout$assign %in% terms), level = 3L)
 }

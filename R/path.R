@@ -132,6 +132,7 @@ finish_path <- function(out, eng, lambda) {
     out$index <- NULL
   }
   out$df <- model_df(eng, lambda)
+  out$intercept <- eng$intercept
   out
 }
 

@@ -14,7 +14,8 @@
 #'   get `NA` predictions, as for [predict.lm()]. When missing, the in-sample
 #'   fitted values are returned.
 #' @param lambda a number \eqn{\ge 0} (a value of the grid for kernel fits
-#'   without `keep_eigen`), or `"lambda_min"` / `"lambda_1se"`.
+#'   without `keep_eigen`), or `"lambda_min"` / `"lambda_1se"`; or a vector
+#'   of them, for predictions at each (as glmnet's `s`, see Value).
 #' @param type `"response"` for fitted values (decision values for
 #'   classification, one column per class, or one column for two classes),
 #'   `"class"` for class labels: a factor with the levels and the class of the
@@ -23,18 +24,31 @@
 #'   for class probabilities (see Details).
 #' @param se.fit for regression: also return standard errors of the fitted
 #'   mean (see Details).
+#' @param s glmnet's name for `lambda`: `predict(fit, newx, s = 1)` is
+#'   `predict(fit, newx, lambda = 1)` (give one of the two).
 #' @param ... not used.
 #' @details
 #' **Decision values** are the fitted values of least squares on the -1/+1
 #' (one-vs-all) coding: the class is their sign or the column of their
 #' maximum, but they are not probabilities and need not lie in \[-1, 1\].
-#' `type = "prob"` maps them to probabilities with a multinomial logistic
-#' model fitted on the **exact leave-one-out decision values** at the same
-#' \eqn{\lambda} (for two classes Platt's method, a logistic regression of the
-#' class on the decision value, with Platt's targets \eqn{(N_+ + 1)/(N_+ + 2)}
-#' and \eqn{1/(N_- + 2)} in place of 1 and 0; for \eqn{K} classes the same
-#' soft targets). Since the LOO values are out-of-sample, the map is
-#' calibrated without refitting; each row of probabilities sums to 1.
+#' `type = "prob"` maps them to probabilities with a monotone multinomial
+#' logistic map, \eqn{p_k \propto \exp(a_k + b_k f_k)} with \eqn{f_k} the
+#' decision value of class \eqn{k} and slopes \eqn{b_k \ge 0}, so that each
+#' class's probability rises with its own decision value (for two classes
+#' Platt's method, \eqn{p = plogis(a + b f)}, \eqn{b \ge 0}). The map is
+#' fitted, with Platt's targets \eqn{(N_k + 1)/(N_k + 2)} in place of 1 (the
+#' rest shared by the other classes) and the observation weights (not the
+#' class weights), on **exact K-fold held-out decision values**: each row's
+#' value from the model fitted without its fold, from the same factorization
+#' machinery as `cv = K` (no refits), so the map never sees the label of a
+#' row through that row's own decision value. (LOO values would not do: at
+#' small \eqn{\lambda} they are anti-correlated with their own labels, and a
+#' map fitted on them learns that.) The folds are the fit's own for `cv = K`
+#' or `foldid`, else `calibration_folds` folds stratified by class (a chunk
+#' source's rows take the folds in turn within each chunk). The maps are
+#' fitted when fitting, at `lambda_min` and `lambda_1se`, and stored in the
+#' fit (`fit$calibration`): `predict()` only applies them, and other values
+#' of `lambda` are an error. Each row of probabilities sums to 1.
 #'
 #' **Standard errors** (`se.fit = TRUE`, regression) are those of the fitted
 #' mean at the new rows under the ridge model with the design fixed, \eqn{y_i
@@ -50,14 +64,19 @@
 #' @return A vector for one response column, else a matrix; a factor for
 #'   `type = "class"`; a matrix with a column per class for `type = "prob"`.
 #'   With `se.fit = TRUE` a list with `fit`, `se.fit`, `df` (the residual
-#'   degrees of freedom) and `residual.scale`, as [predict.lm()].
+#'   degrees of freedom) and `residual.scale`, as [predict.lm()]. With several
+#'   values of `lambda`, the result at each bound along a last dimension
+#'   named by the values: a matrix with a column per value for one response
+#'   column, else an array row x column x lambda (`type = "prob"`: row x
+#'   class x lambda); a data frame with a factor column per value for
+#'   `type = "class"`; with `se.fit`, each component so.
 #' @export
 #' @examples
 #' fit <- rlsc(Species ~ ., data = iris)
 #' head(predict(fit, iris))
 #' head(predict(fit, iris, type = "class"))
 predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
-                         type = c("response", "class", "prob"), se.fit = FALSE, ...) {
+                         type = c("response", "class", "prob"), se.fit = FALSE, ..., s = NULL) {
   check_no_dots(...)
   validate_rlsc(object)
   type <- check_type(object, type)
@@ -65,7 +84,15 @@ predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
   if (se.fit && (object$type != "regression" || type != "response")) {
     stop_arg("`se.fit` = TRUE needs a regression fit and `type` = \"response\"")
   }
-  if (missing(newdata) || is.null(newdata)) {
+  if (missing(newdata)) newdata <- NULL
+  over_lambdas(object, glmnet_s(lambda, s, missing(lambda)), function(l) {
+    predict_at(object, newdata, l, type, se.fit)
+  })
+}
+
+# predict() at one lambda (or one per response column).
+predict_at <- function(object, newdata, lambda, type, se.fit) {
+  if (is.null(newdata)) {
     if (se.fit) stop_arg("`se.fit` = TRUE needs `newdata`")
     f <- as.matrix(fitted(object, lambda = lambda))
   } else if (inherits(newdata, "rlsc_chunks")) {
@@ -75,7 +102,7 @@ predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
     f <- predict_matrix(object, newdata, lambda, se.fit)
   }
   if (type == "class") return(stats::setNames(class_labels(object, f), rownames(f)))
-  if (type == "prob") return(class_probabilities(object, f, calibration_map(object, lambda)))
+  if (type == "prob") return(class_probabilities(object, f, calibration_at(object, lambda)$full))
   fit <- if (ncol(f) == 1L) stats::setNames(f[, 1L], rownames(f)) else f
   if (!se.fit) return(fit)
   se <- attr(f, "se")

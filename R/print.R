@@ -21,7 +21,13 @@ print.rlsc <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
               what, x$nobs, positive_note(x), x$nvars, x$form,
               if (x$data$kind == "chunks") " from chunks" else "",
               count_of(length(x$lambda), "lambda value")))
-  cat(sprintf("%s: %s\n\n", validation_label(x$cv), criterion_label(x$criterion, x$cv)))
+  cat(sprintf("%s: %s\n", validation_label(x$cv), criterion_label(x$criterion, x$cv)))
+  pairs <- attr(x$path, "pairs")
+  if (isTRUE(pairs$sampled)) {
+    cat(sprintf("(over a seeded uniform sample of %s of the %s positive-negative pairs)\n",
+                format(pairs$used), format(pairs$total, scientific = FALSE)))
+  }
+  cat("\n")
   print(selection_table(x), digits = digits)
   cat("\n")
   invisible(x)
@@ -45,7 +51,9 @@ selection_table <- function(x) {
 }
 
 validation_label <- function(cv) {
-  if (is.numeric(cv)) return(sprintf("Exact %d-fold cross-validation", cv))
+  if (is.numeric(cv)) {
+    return(sprintf("Exact %d-fold cross-validation (the mean over folds weighted by fold size)", cv))
+  }
   if (identical(cv, "gcv")) return("Generalized cross-validation")
   "Exact leave-one-out criterion"
 }
@@ -58,7 +66,7 @@ criterion_label <- function(criterion, cv = "loo") {
   how <- if (is.numeric(cv)) paste0(cv, "-fold CV") else "LOO"
   switch(criterion, mse = paste("mean squared", how, "error"),
          mae = paste("mean absolute", how, "error"), misclass = paste(how, "misclassification rate"),
-         auc = paste(how, "AUC"), gcv = "GCV = RSS / (n - df)^2",
+         auc = if (is.numeric(cv)) paste(how, "AUC (mean over folds)") else "leave-pair-out AUC", gcv = "GCV = n RSS / (n - tr H)^2",
          custom = paste(how, "criterion (the `criterion` function)"))
 }
 

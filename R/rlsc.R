@@ -81,15 +81,40 @@
 #'   called once per \eqn{\lambda}. All are computed from the exact LOO
 #'   values (K-fold: held-out values): means over the observations weighted by
 #'   `weights`, with standard errors over the observations of positive weight
-#'   (over folds for K-fold; Hanley and McNeil's for the LOO AUC; none for a
-#'   function, and then `lambda_1se` is `lambda_min`).
+#'   (over folds for K-fold; none for a function, and then `lambda_1se` is
+#'   `lambda_min`). The AUC is not a mean over observations: with LOO it is
+#'   the exact **leave-pair-out** AUC (Airola et al. 2011: the AUC of pooled
+#'   LOO values, which come from \eqn{n} different models, is biased): for
+#'   each (positive, negative) pair, the decision values at both rows of the
+#'   fit without both, in closed form from the \eqn{2 \times 2} block of the
+#'   hat matrix at each \eqn{\lambda} (Pahikkala et al. 2008), the pairs
+#'   weighted by \eqn{w_i w_j}; every pair up to \eqn{10^6} pairs, beyond that
+#'   a uniform sample of \eqn{10^6} pairs drawn with a fixed seed (the same
+#'   data give the same sample; the session's random numbers are left alone;
+#'   [print()] says so), with Hanley and McNeil's standard error. It costs
+#'   about \eqn{2 P r L} flops for \eqn{P} pairs, \eqn{r} eigen-directions and
+#'   \eqn{L} values of \eqn{\lambda}: little in the primal form, much for a
+#'   kernel fit of thousands of rows (\eqn{r} near \eqn{n}). With K-fold the
+#'   AUC is the mean of the folds' AUCs weighted by fold size, as
+#'   `cv.glmnet()` computes it; a fold whose held-out rows hold one class has
+#'   none and is left out, with a warning.
 #' @param cv how to validate: `"loo"` (exact leave-one-out, the default),
-#'   `"gcv"` (generalized cross-validation as `MASS::lm.ridge()` defines it,
-#'   \eqn{RSS(\lambda) / (n - df(\lambda))^2}, with weights the weighted
-#'   residual sum of squares rescaled to \eqn{n} observations), or a number
+#'   `"gcv"` (generalized cross-validation, Golub, Heath and Wahba 1979:
+#'   \eqn{n \, RSS(\lambda) / (n - \mathrm{tr}\, H(\lambda))^2} with
+#'   \eqn{H} the whole hat matrix, so \eqn{\mathrm{tr}\, H} is `df` plus
+#'   one for the intercept, as `mgcv` counts it; with weights the weighted
+#'   residual sum of squares rescaled to \eqn{n} observations, \eqn{n} the
+#'   observations of positive weight. `MASS::lm.ridge()`'s GCV is
+#'   \eqn{RSS / (n - df)^2}: it leaves the intercept's degree of freedom
+#'   out, and tends to 0 as a fit interpolates), or a number
 #'   \eqn{K} of folds: exact K-fold cross-validation, every fold refitted from
 #'   the same machinery (no iteration) at every \eqn{\lambda}, the folds drawn
-#'   at random (reproducible under [set.seed()]). `fit$cv` records which.
+#'   at random (reproducible under [set.seed()]) and, for classification,
+#'   stratified by class (each fold holds each class's count within one; a
+#'   chunk source's rows take the folds in turn within each chunk). The
+#'   criterion is the mean of the folds' criteria weighted by fold size (the
+#'   folds' sums of weights), as `cv.glmnet()` computes it, its standard
+#'   error over folds. `fit$cv` records which.
 #' @param foldid fold labels, one per row (glmnet's meaning): K-fold
 #'   cross-validation over these folds; rows sharing a label stay together
 #'   (grouped folds, e.g. repeated measures).
@@ -101,10 +126,22 @@
 #' @param penalty_factor optional non-negative numbers, one per column of `x`
 #'   (glmnet's `penalty.factor`): the penalty is \eqn{\lambda \sum_j p_j
 #'   \beta_j^2}. Columns with \eqn{p_j = 0} are not penalized, like the
-#'   intercept; the others are rescaled. LOO and K-fold stay exact.
+#'   intercept; the others are rescaled. LOO and K-fold stay exact. An
+#'   unnamed vector gives the columns' values in order; a named one is
+#'   matched by name (in any order), each name a column of `x` or, for a
+#'   formula, a term label (`"factor(cyl)"`) or a variable (`"cyl"`), which
+#'   covers every model-matrix column of the terms holding it (a more
+#'   specific name wins: a column over its term, a term over a variable); columns no
+#'   name covers keep 1. An unknown name is an error that names it.
 #' @param class_weights for classification, `"balanced"` (each class weighs
 #'   \eqn{n / (K n_k)}, as scikit-learn's) or a vector of weights named by the
-#'   classes; they multiply `weights`.
+#'   classes (classes not named weigh 1; a name that is no class is an
+#'   error); they multiply `weights`.
+#' @param calibration_folds for classification, the number of folds (default
+#'   5, stratified by class) whose exact held-out decision values calibrate
+#'   the class probabilities of `predict(type = "prob")` when fitting (see
+#'   [predict.rlsc()]); `0` fits no calibration. A fit with `cv = K` or
+#'   `foldid` calibrates on its own folds instead.
 #' @param kernel `"linear"` (the default, ridge regression), `"rbf"`,
 #'   `"polynomial"`, `"precomputed"` (then `x` is the \eqn{n \times n} kernel
 #'   matrix), or a kernel from [kernel_rbf()], [kernel_polynomial()],
@@ -187,6 +224,14 @@
 #'   \item{lambda_min, lambda_1se}{the \eqn{\lambda} minimizing the criterion,
 #'     and the largest \eqn{\lambda} whose criterion is within one standard
 #'     error of that minimum.}
+#'   \item{calibration}{classification: the calibration of the class
+#'     probabilities (see [predict.rlsc()]): the number of folds `K`, the
+#'     fold of each row `foldid` (data in memory), and for `lambda_min` and
+#'     `lambda_1se` the map fitted on every row's held-out value (`full`,
+#'     `list(a, b)`: the intercepts and slopes of the classes) and the
+#'     held-out decision values, classes and weights of each fold (`held`),
+#'     from which `loo_predict(type = "prob")` fits the maps without each
+#'     fold.}
 #'   Kernel fits (class `rlsc_kernel_fit`) also have
 #'   \item{kernel}{the chosen kernel, with its parameter values.}
 #'   \item{sigma_min}{for the RBF kernel, the chosen \eqn{\sigma}.}
@@ -232,8 +277,8 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
                          weights = NULL, criterion = NULL, kernel = "linear",
                          mode = c("auto", "primal", "dual"), standardize = FALSE,
                          keep_eigen = FALSE, cv = "loo", foldid = NULL, per_response = FALSE,
-                         penalty_factor = NULL, class_weights = NULL, bands = NULL,
-                         band_weights = NULL, n_candidates = 100, ...) {
+                         penalty_factor = NULL, class_weights = NULL, calibration_folds = 5,
+                         bands = NULL, band_weights = NULL, n_candidates = 100, ...) {
   call <- match.call()
   call[[1L]] <- as.name("rlsc")
   check_no_dots(...)
@@ -248,7 +293,8 @@ rlsc.rlsc_chunks <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRU
                              mode = c("auto", "primal", "dual"), standardize = FALSE,
                              keep_eigen = FALSE, cv = "loo", foldid = NULL,
                              per_response = FALSE, penalty_factor = NULL, class_weights = NULL,
-                             bands = NULL, band_weights = NULL, n_candidates = 100, ...) {
+                             calibration_folds = 5, bands = NULL, band_weights = NULL,
+                             n_candidates = 100, ...) {
   call <- match.call()
   call[[1L]] <- as.name("rlsc")
   check_no_dots(...)

@@ -74,7 +74,9 @@ print.summary.rlsc <- function(x, digits = max(3L, getOption("digits") - 3L), ma
   cat("\nCall:  ", paste(deparse(x$call), collapse = "\n"), "\n\n", sep = "")
   cat(sprintf("n = %d, d = %d, %s form; criterion: %s\n\n", x$nobs, x$nvars,
               x$form, criterion_label(x$criterion, x$cv)))
-  cat(if (is.numeric(x$cv)) sprintf("%d-fold cross-validation", x$cv) else if (identical(x$cv, "gcv")) {
+  cat(if (is.numeric(x$cv)) {
+    sprintf("%d-fold cross-validation (means over folds weighted by fold size)", x$cv)
+  } else if (identical(x$cv, "gcv")) {
     "Generalized cross-validation"
   } else {
     "Leave-one-out"

@@ -42,7 +42,7 @@ complete_template <- function(data) {
   if (template$kind == "formula") {
     first <- data$first
     x1 <- tryCatch(
-      design_matrix(template$terms, stats::model.frame(template$terms, first,
+      design_matrix(template$terms, stats::model.frame(template$terms, na_columns(first, template),
                                                        na.action = stats::na.pass,
                                                        xlev = template$xlev), template$contrasts),
       error = function(e) {
@@ -51,26 +51,40 @@ complete_template <- function(data) {
       })
     template$xnames <- colnames(x1)
     template$assign <- attr(x1, "assign")
+    template$term_vars <- attr(x1, "term_vars")
     template$contrasts_used <- attr(x1, "contrasts")
   }
   template
 }
 
 # The levels pre-scan: one pass reading the values of the factor and
-# character columns (template$scan) when they were not given.
+# character columns (template$scan) when they were not given, and counting
+# the rows of each class of a classification response (also when its levels
+# were given): classes without rows are dropped with a warning, as
+# encode_classes() drops the empty levels of a response in memory.
 scan_levels <- function(src, template, progress = NULL) {
-  if (length(template$scan)) {
+  classify <- template$type == "classification"
+  if (length(template$scan) || classify) {
     found <- map_chunks(src, chunk_levels, merge_levels, template = template,
                         progress = progress, what = "scanning the levels of")
+    counts <- found$.counts
+    found$.counts <- NULL
     for (v in names(found)) {
       template$xlev[[v]] <- found[[v]]
     }
-    if (template$kind == "matrix") template$classes <- found$y
+    if (template$kind == "matrix" && "y" %in% names(found)) template$classes <- found$y
     template$scan <- character()
   }
-  if (template$type == "classification") {
+  if (classify) {
     if (template$kind == "formula") template$classes <- template$xlev[[template$response]]
     template$xlev[[template$response %||% "y"]] <- NULL
+    seen <- template$classes %in% names(counts)[counts > 0]
+    if (!all(seen)) {
+      what <- if (template$kind == "formula") paste0("the response `", template$response, "`") else "`y`"
+      warning("dropping empty level(s) of ", what, ": ",
+              paste(sQuote(template$classes[!seen], FALSE), collapse = ", "), call. = FALSE)
+      template$classes <- template$classes[seen]
+    }
     if (length(template$classes) < 2L) {
       stop_arg("the response must have at least 2 classes for classification, not ",
                length(template$classes))
@@ -82,21 +96,40 @@ scan_levels <- function(src, template, progress = NULL) {
 }
 
 # The distinct values of each scanned column of one chunk (of its model frame
-# for a formula fit), in the order factor() would give them.
+# for a formula fit), in the order factor() would give them, and for a
+# classification response the rows of each value (`.counts`, named; for a
+# formula the rows complete in the model's variables, which the fit keeps).
 chunk_levels <- function(data, i, template) {
-  cols <- if (template$kind == "matrix") list(y = data$y) else {
-    stats::model.frame(template$terms, data, na.action = stats::na.pass)[template$scan]
+  mf <- if (template$kind == "formula") {
+    stats::model.frame(template$terms, na_columns(data, template), na.action = stats::na.pass)
   }
-  lapply(cols, function(col) {
+  cols <- if (template$kind == "matrix") {
+    if ("y" %in% template$scan) list(y = data$y) else list()
+  } else {
+    mf[template$scan]
+  }
+  out <- lapply(cols, function(col) {
     if (is.factor(col)) return(levels(col))
     if (is.logical(col)) return(c("FALSE", "TRUE"))
     sort(unique(as.character(col[!is.na(col)])))
   })
+  if (template$type == "classification") {
+    y <- if (template$kind == "matrix") data$y else mf[[1L]][stats::complete.cases(mf)]
+    y <- as.character(y)
+    out$.counts <- c(table(y[!is.na(y)]))
+  }
+  out
 }
 
 merge_levels <- function(a, b) {
   out <- a
   for (v in names(b)) {
+    if (v == ".counts") {
+      names_ab <- union(names(a[[v]]), names(b[[v]]))
+      out[[v]] <- stats::setNames(vapply(names_ab, function(k) sum(a[[v]][k], b[[v]][k], na.rm = TRUE), 1),
+                                  names_ab)
+      next
+    }
     out[[v]] <- union(a[[v]], b[[v]])
     if (!identical(out[[v]], a[[v]]) && !identical(out[[v]], b[[v]])) out[[v]] <- sort(out[[v]])
   }
@@ -175,6 +208,24 @@ chunk_weights <- function(w, n) {
   w
 }
 
+# Columns of a chunk that hold NA only: a reader that guesses types from the
+# values (data.table::fread(), read.csv()) makes them logical whatever they
+# hold elsewhere, and a logical column becomes a factor of no levels in the
+# model matrix ("variable 1 has no levels") or a column `xTRUE`.  They take
+# the class the template knows the variable by (numeric when it has none:
+# chunk 1 itself, or a variable the formula does not use as logical).
+na_columns <- function(data, template = NULL) {
+  classes <- attr(template$terms, "dataClasses")
+  for (v in names(data)) {
+    col <- data[[v]]
+    if (!is.logical(col) || !all(is.na(col))) next
+    cls <- if (!is.null(classes) && v %in% names(classes)) classes[[v]] else "numeric"
+    data[[v]] <- switch(cls, logical = col, factor = , ordered = , character = as.character(col),
+                        as.double(col))
+  }
+  data
+}
+
 # The formula interface: read() returns data frames.  Factor and character
 # columns of the model frame get their levels from `levels` or the pre-scan
 # (logical ones always have FALSE and TRUE).
@@ -182,7 +233,7 @@ formula_template <- function(formula, first, levels, weights, na.action, contras
   if (!is.data.frame(first)) {
     stop_arg("chunk 1: read() must return a data frame for a formula fit, not ", describe(first))
   }
-  mf <- stats::model.frame(formula, first, na.action = stats::na.pass)
+  mf <- stats::model.frame(formula, na_columns(first), na.action = stats::na.pass)
   terms <- attr(mf, "terms")
   if (!attr(terms, "response")) stop_arg("`formula` must have a response, as in `y ~ x`")
   environment(terms) <- globalenv()   # the terms travel to the workers: carry no data
@@ -208,6 +259,7 @@ formula_rows <- function(data, template) {
   if (!is.data.frame(data)) stop("read() must return a data frame as chunk 1 did, not ", describe(data))
   missing_vars <- setdiff(all.vars(template$terms), names(data))
   if (length(missing_vars)) stop("it lacks the column(s) ", paste0("`", missing_vars, "`", collapse = ", "))
+  data <- na_columns(data, template)
   xlev <- template$xlev[setdiff(names(template$xlev), template$response)]
   mf <- tryCatch(
     eval(bquote(stats::model.frame(.(template$terms), data = data, weights = .(template$weights),

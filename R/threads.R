@@ -49,3 +49,22 @@ hold_blas_threads <- function(env = parent.frame()) {
   }
   invisible(before > 1L)
 }
+
+#' Threads of rlsc and of the BLAS
+#'
+#' The number of threads the package's C loops run (`options(rlsc.threads)`,
+#' else every processor OpenMP sees, within `OMP_THREAD_LIMIT`,
+#' `OMP_NUM_THREADS` and R CMD check's two cores), the number of threads of a
+#' threaded BLAS (OpenBLAS, MKL, BLIS; 1 otherwise), which fits hold to one
+#' thread while they run (see [rlsc-package], Options), and the processors
+#' OpenMP sees. Benchmarks print them.
+#'
+#' @return A named integer vector: `rlsc`, `blas` and `processors`.
+#' @export
+#' @examples
+#' rlsc_threads()
+rlsc_threads <- function() {
+  info <- c_thread_info()
+  c(rlsc = thread_count(), blas = as.integer(max(1L, info$blas_threads)),
+    processors = as.integer(info$processors))
+}

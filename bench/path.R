@@ -156,7 +156,7 @@ print_machine <- function() {
   cat("BLAS:     ", si$BLAS, "\n")
   cat("LAPACK:   ", si$LAPACK, "| La_version", La_version(), "\n")
   cat("extSoftVersion BLAS:", extSoftVersion()[["BLAS"]], "\n")
-  cat("LD_PRELOAD:", Sys.getenv("LD_PRELOAD", "(none)"), "| rlsc threads", rlsc:::thread_count(), "\n")
+  cat("LD_PRELOAD:", Sys.getenv("LD_PRELOAD", "(none)"), "| rlsc threads", rlsc_threads()[["rlsc"]], "\n")
   cat("load average at start:", readLines("/proc/loadavg"), "\n\n")
 }
 

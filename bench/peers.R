@@ -38,7 +38,7 @@ cat("R:        ", R.version.string, "| rlsc", format(packageVersion("rlsc")), "f
     dirname(system.file(package = "rlsc")), "built", packageDescription("rlsc")$Built, "\n")
 cat("BLAS:     ", extSoftVersion()[["BLAS"]], "| LAPACK", La_library(), "\n")
 cat("LD_PRELOAD:", Sys.getenv("LD_PRELOAD", "(none)"), "\n")
-cat("threads:   rlsc", rlsc:::thread_count(), "\n")
+cat("threads:   rlsc", rlsc_threads()[["rlsc"]], "\n")
 if (has_sklearn) {
   cat("sklearn:  ", system2(python, c("-c", shQuote("import sklearn; print(sklearn.__version__)")),
                             stdout = TRUE), "\n")

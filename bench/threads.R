@@ -9,12 +9,12 @@
 suppressPackageStartupMessages(library(rlsc))
 options(rlsc.progress = FALSE)
 reps <- as.integer(Sys.getenv("RLSC_BENCH_REPS", "3"))
-info <- .Call(getFromNamespace("C_rlsc_thread_info", "rlsc"))
+info <- rlsc_threads()
 cat("date:     ", format(Sys.time(), "%Y-%m-%d %H:%M %Z"), "\n")
 cat("machine:  ", sub("model name\\s*: ", "", grep("model name", readLines("/proc/cpuinfo"), value = TRUE)[1]),
     "| nproc", parallel::detectCores(), "\n")
-cat("BLAS:     ", extSoftVersion()[["BLAS"]], "| BLAS threads", info$blas_threads,
-    "| default rlsc.threads", rlsc:::default_threads(), "\n")
+cat("BLAS:     ", extSoftVersion()[["BLAS"]], "| BLAS threads", info[["blas"]],
+    "| rlsc threads", info[["rlsc"]], "\n")
 cat("load average at start:", readLines("/proc/loadavg"), "\n\n")
 
 set.seed(9)

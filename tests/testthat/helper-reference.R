@@ -62,7 +62,7 @@ make_data <- function(n, d, ntarget = 1, seed = 1, offset = 2) {
 # tested on their own in test-rlsc.R and test-kernel_fit.R.
 rlsc_short <- function(...) {
   withCallingHandlers(rlsc(...), warning = function(w) {
-    if (grepl("value of the `lambda` grid|value tried", conditionMessage(w))) {
+    if (grepl("value of the `lambda` grid|value tried|at an end of the `lambda` grid", conditionMessage(w))) {
       invokeRestart("muffleWarning")
     }
   })
@@ -160,4 +160,25 @@ muffle_min_norm <- function(expr) {
   withCallingHandlers(expr, warning = function(w) {
     if (grepl("make the fit the minimum-norm one", conditionMessage(w))) invokeRestart("muffleWarning")
   })
+}
+
+# Brute-force leave-pair-out AUC: for every (positive, negative) pair of
+# positive weight, refit without both rows and score both; pairs weighted by
+# w_i w_j, ties half.  `fit_predict(keep, rows, lambda)` returns the decision
+# values at `rows` of the fit on `keep` (logical).
+ref_lpo_auc <- function(positive, w, lambda, fit_predict) {
+  pos <- which(positive & w > 0)
+  neg <- which(!positive & w > 0)
+  vapply(lambda, function(l) {
+    num <- 0
+    den <- 0
+    for (i in pos) for (j in neg) {
+      keep <- !(seq_along(w) %in% c(i, j))
+      f <- fit_predict(keep, c(i, j), l)
+      pw <- w[i] * w[j]
+      num <- num + pw * ((f[1] > f[2]) + 0.5 * (f[1] == f[2]))
+      den <- den + pw
+    }
+    num / den
+  }, 1)
 }

@@ -159,6 +159,11 @@ test_that("classification: each class column picks its candidate by its squared 
   expect_equal(unname(fit$band_index), ref$j)
   expect_equal(unname(fit$lambda_min), d$lambda[ref$index])
   expect_s3_class(predict(fit, d$x, type = "class"), "factor")
+  expect_error(predict(fit, d$x, type = "prob"), "each class column has its own band weights")
+  one <- quiet_edge(rlsc(d$x, cls, bands = d$group, band_weights = d$cand, lambda = d$lambda,
+                         per_response = FALSE))
+  p <- predict(one, d$x, type = "prob")
+  expect_equal(unname(rowSums(p)), rep(1, 30))
 })
 
 test_that("chunk sources and formulas give the in-memory banded fit", {

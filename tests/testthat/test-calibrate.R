@@ -1,49 +1,263 @@
-# Class probabilities calibrated on the exact LOO decision values.
+# Class probabilities: a monotone map fitted on exact K-fold held-out decision
+# values, against brute-force refits on the training folds and independent
+# fits of the map.
 
-test_that("binary probabilities are Platt's logistic map of the LOO decision values", {
+# Held-out decision values of every row: refits on the other folds (n x T).
+ref_heldout <- function(x, code, w, folds, lambda, intercept = TRUE) {
+  out <- matrix(NA_real_, nrow(x), ncol(code))
+  for (k in unique(folds)) {
+    held <- folds == k
+    cf <- ref_coef(x[!held, , drop = FALSE], code[!held, , drop = FALSE], w[!held], lambda, intercept)
+    out[held, ] <- ref_predict(cf, x[held, , drop = FALSE], intercept)
+  }
+  out
+}
+
+# Platt's targets of a two-class response (TRUE = the second class).
+platt_targets <- function(pos) {
+  ifelse(pos, (sum(pos) + 1) / (sum(pos) + 2), 1 / (sum(!pos) + 2))
+}
+
+# The K-class map eta_k = a_k + b_k f_k (all b_k free) by Newton-Raphson on
+# the weighted cross-entropy with Platt's targets.
+ref_multinomial_map <- function(f, code, w) {
+  k <- ncol(f)
+  n <- nrow(f)
+  counts <- tabulate(code, k)
+  own <- (counts[code] + 1) / (counts[code] + 2)
+  t <- matrix((1 - own) / (k - 1), n, k)
+  t[cbind(1:n, code)] <- own
+  theta <- numeric(2 * k - 1)
+  for (it in 1:100) {
+    a <- c(0, theta[1:(k - 1)])
+    b <- theta[k:(2 * k - 1)]
+    eta <- rep(a, each = n) + f * rep(b, each = n)
+    p <- exp(eta - apply(eta, 1, max))
+    p <- p / rowSums(p)
+    grad <- numeric(2 * k - 1)
+    hess <- matrix(0, 2 * k - 1, 2 * k - 1)
+    for (i in 1:n) {
+      j <- matrix(0, k, 2 * k - 1)   # d eta_i / d theta
+      j[cbind(2:k, 1:(k - 1))] <- 1
+      j[cbind(1:k, k:(2 * k - 1))] <- f[i, ]
+      grad <- grad + w[i] * drop(crossprod(j, p[i, ] - t[i, ]))
+      hess <- hess + w[i] * crossprod(j, (diag(p[i, ]) - tcrossprod(p[i, ])) %*% j)
+    }
+    step <- solve(hess, grad)
+    theta <- theta - step
+    if (max(abs(step)) < 1e-13) break
+  }
+  list(a = c(0, theta[1:(k - 1)]), b = theta[k:(2 * k - 1)])
+}
+
+ref_map_prob <- function(map, f) {
+  eta <- rep(map$a, each = nrow(f)) + f * rep(map$b, each = nrow(f))
+  p <- exp(eta - apply(eta, 1, max))
+  unname(p / rowSums(p))
+}
+
+test_that("binary probabilities: Platt's map of exact K-fold held-out values, cross-fitted LOO", {
   df <- transform(mtcars, am = factor(am, labels = c("auto", "manual")))
-  fit <- rlsc(am ~ wt + hp + qsec, data = df)
-  p <- predict(fit, df, type = "prob")
-  expect_identical(colnames(p), c("auto", "manual"))
-  expect_equal(unname(rowSums(p)), rep(1, 32))
-  # the reference: a logistic regression of Platt's targets on the LOO values
-  loo <- loo_predict(fit)
-  pos <- df$am == "manual"
-  target <- ifelse(pos, (sum(pos) + 1) / (sum(pos) + 2), 1 / (sum(!pos) + 2))
-  ref <- suppressWarnings(glm(target ~ loo, family = quasibinomial()))
-  expect_equal(unname(p[, "manual"]), unname(plogis(coef(ref)[1] + coef(ref)[2] * predict(fit, df))),
-               tolerance = 1e-6)
-  # monotone in the decision value
-  grid <- data.frame(wt = 3, hp = seq(50, 300, length.out = 40), qsec = 18)
-  f <- predict(fit, grid)
-  pm <- predict(fit, grid, type = "prob")[, "manual"]
-  expect_true(all(diff(pm[order(f)]) >= 0) || all(diff(pm[order(f)]) <= 0))
-  # LOO probabilities: the same map on the LOO values
-  lp <- loo_predict(fit, type = "prob")
-  expect_equal(unname(lp[, "manual"]), unname(plogis(coef(ref)[1] + coef(ref)[2] * loo)), tolerance = 1e-6)
+  x <- as.matrix(df[, c("wt", "hp", "qsec")])
+  w <- runif(32, 0.5, 2)
+  for (icpt in c(TRUE, FALSE)) {
+    fit <- rlsc_short(x, df$am, weights = w, lambda = c(100, 10, 1), intercept = icpt)
+    folds <- fit$calibration$foldid
+    expect_identical(fit$calibration$K, 5L)
+    expect_true(all(table(folds, df$am) %in% 2:4))   # stratified by class
+    pos <- df$am == "manual"
+    l <- fit$lambda_min
+    held <- drop(ref_heldout(x, ref_code(df$am), w, folds, l, icpt))
+    target <- platt_targets(pos)
+    ref <- suppressWarnings(glm(target ~ held, weights = w, family = quasibinomial()))
+    expect_gt(coef(ref)[2], 0)
+    newx <- x[c(3, 9, 20), ] + 0.3
+    p <- predict(fit, newx, type = "prob")
+    expect_identical(colnames(p), c("auto", "manual"))
+    expect_equal(unname(rowSums(p)), rep(1, 3))
+    f <- drop(ref_predict(ref_coef(x, ref_code(df$am), w, l, icpt), newx, icpt))
+    expect_equal(unname(p[, "manual"]), unname(plogis(coef(ref)[1] + coef(ref)[2] * f)),
+                 tolerance = 1e-6, info = icpt)
+    # loo_predict: each row's exact LOO value through the map fitted without its fold
+    loo <- drop(ref_loo(x, ref_code(df$am), w, l, icpt))
+    lp <- loo_predict(fit, type = "prob")
+    for (k in 1:5) {
+      out <- folds != k
+      tk <- platt_targets(pos[out])
+      refk <- suppressWarnings(glm(tk ~ held[out], weights = w[out], family = quasibinomial()))
+      cf <- coef(refk)
+      cf[2] <- max(cf[2], 0)   # the slope is constrained to be >= 0
+      expect_equal(unname(lp[folds == k, "manual"]), unname(plogis(cf[1] + cf[2] * loo[folds == k])),
+                   tolerance = 1e-5, info = paste(icpt, k))
+    }
+  }
 })
 
-test_that("multiclass probabilities: the multinomial map of the K LOO decision values", {
-  skip_if_not_installed("nnet")
+test_that("multiclass probabilities: the monotone multinomial map, primal and dual", {
+  set.seed(41)
+  centers <- rbind(c(0, 3), c(-3, -2), c(3, -2))
+  code <- rep(1:3, c(20, 15, 25))
+  cls <- factor(c("a", "b", "c")[code])
+  x <- centers[code, ] + matrix(rnorm(120, sd = 1.6), 60)
+  for (wide in c(FALSE, TRUE)) {
+    xx <- if (wide) cbind(x, matrix(rnorm(60 * 70, sd = 0.05), 60)) else x
+    fit <- rlsc_short(xx, cls, lambda = c(50, 5, 0.5))
+    expect_identical(fit$form, if (wide) "dual" else "primal")
+    folds <- fit$calibration$foldid
+    held <- ref_heldout(xx, ref_code(cls), rep(1, 60), folds, fit$lambda_min)
+    ref <- ref_multinomial_map(held, code, rep(1, 60))
+    expect_true(all(ref$b > 0))   # the constraint is not active: the free optimum is the answer
+    newx <- xx[c(1, 30, 59), ] * 1.1
+    f <- ref_predict(ref_coef(xx, ref_code(cls), lambda = fit$lambda_min), newx)
+    expect_equal(unname(predict(fit, newx, type = "prob")), ref_map_prob(ref, f), tolerance = 1e-6,
+                 info = wide)
+  }
+  # iris: the versicolor column does not rank versicolor: its slope sits at 0
+  # and the map satisfies the conditions of the constrained optimum there
+  ir <- rlsc(Species ~ ., data = iris)
+  map <- ir$calibration$at[[1L]]$full
+  expect_equal(map$b[2], 0)
+  expect_true(all(map$b[-2] > 0))
+  heldi <- ref_heldout(as.matrix(iris[, 1:4]), ref_code(iris$Species), rep(1, 150),
+                       ir$calibration$foldid, ir$lambda_min)
+  counts <- rep(50, 3)
+  t <- matrix((1 - 51 / 52) / 2, 150, 3)
+  t[cbind(1:150, as.integer(iris$Species))] <- 51 / 52
+  r <- (ref_map_prob(map, heldi) - t) / 150
+  expect_equal(unname(colSums(r)[-1]), c(0, 0), tolerance = 1e-5)     # intercepts
+  slope_grad <- colSums(r * heldi)
+  expect_equal(slope_grad[-2], c(0, 0), tolerance = 1e-5)             # free slopes
+  expect_gt(slope_grad[2], 0)                                          # the bound holds
+})
+
+test_that("on pure noise the probabilities are the class shares, not the labels", {
+  set.seed(22)
+  n <- 200
+  x <- matrix(rnorm(n * 50), n)
+  y <- factor(sample(c("a", "b"), n, TRUE, prob = c(0.4, 0.6)))
+  xt <- matrix(rnorm(2000 * 50), 2000)
+  yt <- factor(sample(c("a", "b"), 2000, TRUE, prob = c(0.4, 0.6)))
+  fit <- suppressWarnings(rlsc(x, y))
+  share <- mean(y == "b")
+  logloss <- function(p, truth) -mean(log(ifelse(truth == "b", p, 1 - p)))
+  lp <- loo_predict(fit, type = "prob")[, "b"]
+  expect_lt(max(abs(lp - share)), 0.05)
+  majority <- max(share, 1 - share)
+  expect_lte(mean((lp > 0.5) == (y == "b")), majority + 0.02)   # was 100%: the labels leaked
+  pt <- predict(fit, xt, type = "prob")[, "b"]
+  expect_lt(abs(mean(pt) - share), 0.03)
+  expect_lte(logloss(pt, yt), logloss(rep(share, 2000), yt) + 1e-3)
+  # at a small lambda, where LOO values anti-correlate with their own labels
+  small <- suppressWarnings(rlsc(x, y, lambda = c(1e-2, 1e-3)))
+  lps <- loo_predict(small, type = "prob", lambda = small$lambda_min)[, "b"]
+  expect_lte(mean((lps > 0.5) == (y == "b")), majority + 0.02)
+  expect_lt(max(abs(predict(small, xt, type = "prob")[, "b"] - share)), 0.05)
+  # three classes
+  y3 <- factor(sample(c("a", "b", "c"), n, TRUE, prob = c(0.2, 0.3, 0.5)))
+  f3 <- suppressWarnings(rlsc(x, y3))
+  p3 <- predict(f3, xt, type = "prob")
+  expect_lt(max(abs(colMeans(p3) - as.vector(table(y3)) / n)), 0.03)
+})
+
+test_that("the map is stored at fit time: predict() applies it, at lambda_min and lambda_1se only", {
   fit <- rlsc(Species ~ ., data = iris)
-  p <- predict(fit, iris, type = "prob")
-  expect_equal(unname(rowSums(p)), rep(1, 150))
-  expect_identical(colnames(p), levels(iris$Species))
-  loo <- loo_predict(fit)
-  codes <- as.integer(iris$Species)
-  own <- (50 + 1) / (50 + 2)
-  target <- matrix((1 - own) / 2, 150, 3)
-  target[cbind(1:150, codes)] <- own
-  ref <- nnet::multinom(target ~ loo, trace = FALSE, reltol = 1e-14, maxit = 2000)
-  expect_equal(unname(loo_predict(fit, type = "prob")), unname(fitted(ref)), tolerance = 1e-4)
-})
-
-test_that("probabilities need a classification fit; at other lambdas the map is refitted", {
+  p <- predict(fit, iris[c(1, 51, 101), ], type = "prob")
+  changed <- fit
+  changed$calibration$at[[1L]]$full$a <- c(0, 5, 5)
+  q <- predict(changed, iris[c(1, 51, 101), ], type = "prob")
+  f <- predict(fit, iris[c(1, 51, 101), ])
+  map <- changed$calibration$at[[1L]]$full
+  expect_equal(unname(q), ref_map_prob(map, f), tolerance = 1e-12)
+  expect_false(isTRUE(all.equal(p, q)))
+  expect_equal(unname(rowSums(predict(fit, iris[1:3, ], type = "prob", lambda = "lambda_1se"))), rep(1, 3))
+  expect_error(predict(fit, iris[1:3, ], type = "prob", lambda = 123.4),
+               "probabilities are calibrated at `lambda_min` and `lambda_1se` only .*not at `lambda` = 123.4; to calibrate there, refit with `lambda` = 123.4")
+  pp <- predict(fit, iris[1:3, ], type = "prob", s = c("lambda_min", "lambda_1se"))
+  expect_identical(dim(pp), c(3L, 3L, 2L))
+  none <- rlsc(Species ~ ., data = iris, calibration_folds = 0)
+  expect_null(none$calibration)
+  expect_error(predict(none, iris[1:3, ], type = "prob"), "`calibration_folds` = 0")
+  expect_error(rlsc(mpg ~ wt, data = mtcars, calibration_folds = 3),
+               "`calibration_folds` needs a classification fit")
+  expect_error(rlsc(Species ~ ., data = iris, calibration_folds = 1),
+               "`calibration_folds` must be 0 \\(no probabilities\\) or a whole number of at least 2, not 1")
   fit <- rlsc(mpg ~ wt, data = mtcars)
   expect_error(predict(fit, mtcars, type = "prob"), "`type` = \"prob\" needs a classification fit")
   expect_error(loo_predict(fit, type = "prob"), "`type` = \"prob\" needs a classification fit")
-  cls <- rlsc(Species ~ ., data = iris)
-  a <- predict(cls, iris[1:5, ], type = "prob", lambda = cls$lambda[10])
-  b <- predict(cls, iris[1:5, ], type = "prob", lambda = cls$lambda[80])
-  expect_false(isTRUE(all.equal(a, b)))
+})
+
+test_that("K-fold fits calibrate on their own folds; chunks equal memory; kernels and weights", {
+  x <- as.matrix(iris[, 1:4])
+  folds <- rep(1:4, length.out = 150)
+  w <- runif(150, 0.5, 2)
+  fit <- rlsc_short(x, iris$Species, weights = w, foldid = folds, lambda = c(1, 0.1),
+                    class_weights = c(setosa = 2))
+  expect_identical(fit$calibration$foldid, folds)
+  held <- ref_heldout(x, ref_code(iris$Species), w * ifelse(iris$Species == "setosa", 2, 1), folds,
+                      fit$lambda_min)
+  # the map weighs the observation weights, not the class weights
+  map <- fit$calibration$at[[1L]]$full
+  code <- as.integer(iris$Species)
+  t <- matrix((1 - 51 / 52) / 2, 150, 3)
+  t[cbind(1:150, code)] <- 51 / 52
+  r <- w * (ref_map_prob(map, held) - t)
+  free <- map$b > 0
+  expect_equal(unname(colSums(r)[-1]), c(0, 0), tolerance = 1e-5)
+  expect_equal(unname(colSums(r * held)[free]), rep(0, sum(free)), tolerance = 1e-5)
+  # a chunk source reading the same folds: the same probabilities
+  src <- chunk_source(split(1:150, rep(1:3, 50)), function(i) {
+    list(x = x[i, ], y = iris$Species[i], weights = w[i], foldid = folds[i])
+  })
+  chunked <- rlsc_short(src, cv = 4, lambda = c(1, 0.1), class_weights = c(setosa = 2))
+  newx <- x[c(2, 60, 140), ]
+  expect_equal(predict(chunked, newx, type = "prob"), predict(fit, newx, type = "prob"), tolerance = 1e-8)
+  # a chunked LOO fit: the chunks' own folds, its LOO probabilities cross-fitted
+  src2 <- chunk_matrix(x, iris$Species, chunk_rows = 50)
+  loo_chunks <- rlsc_short(src2, lambda = c(1, 0.1))
+  expect_null(loo_chunks$calibration$foldid)
+  expect_equal(unname(rowSums(loo_predict(loo_chunks, type = "prob"))), rep(1, 150))
+  inmem <- rlsc_short(x, iris$Species, foldid = rep(1:5, 30), lambda = c(1, 0.1))
+  chunk_rule <- rlsc_short(chunk_matrix(x, iris$Species, chunk_rows = 150), cv = 5, lambda = c(1, 0.1))
+  expect_equal(predict(chunk_rule, newx, type = "prob"), predict(inmem, newx, type = "prob"),
+               tolerance = 1e-8)
+  # a kernel fit: dual engines per fold, against the bordered system on the training folds
+  s <- sine_data(40, 51)
+  yb <- factor(s$y > 0.5)
+  kf <- rlsc_short(s$x, yb, kernel = kernel_rbf(1), lambda = c(1, 0.1, 0.01))
+  k <- ref_rbf(s$x, sigma = 1)
+  kfolds <- kf$calibration$foldid
+  heldk <- numeric(40)
+  for (j in 1:5) {
+    tr <- kfolds != j
+    sol <- ref_bordered(k[tr, tr], ref_code(yb)[tr, ], lambda = kf$lambda_min)
+    heldk[!tr] <- ref_kernel_predict(sol, k[!tr, tr, drop = FALSE])
+  }
+  pos <- yb == "TRUE"
+  ref <- suppressWarnings(glm(platt_targets(pos) ~ heldk, family = quasibinomial()))
+  expect_gt(coef(ref)[2], 0)
+  fk <- predict(kf, s$x[1:4, ])
+  expect_equal(unname(predict(kf, s$x[1:4, ], type = "prob")[, "TRUE"]),
+               unname(plogis(coef(ref)[1] + coef(ref)[2] * fk)), tolerance = 1e-6)
+})
+
+test_that("per_response multiclass fits give probabilities at each column's lambda", {
+  fit <- rlsc_short(iris[, 1:4], iris$Species, per_response = TRUE)
+  p <- predict(fit, iris[c(1, 51, 101), 1:4], type = "prob")
+  expect_equal(unname(rowSums(p)), rep(1, 3))
+  f <- predict(fit, iris[c(1, 51, 101), 1:4])
+  expect_equal(unname(p), ref_map_prob(fit$calibration$at[[1L]]$full, f), tolerance = 1e-12)
+  lp <- loo_predict(fit, type = "prob")
+  expect_identical(dim(lp), c(150L, 3L))
+  expect_equal(unname(rowSums(lp)), rep(1, 150))
+  # the held-out values of each column at its own lambda
+  folds <- fit$calibration$foldid
+  x <- as.matrix(iris[, 1:4])
+  held <- sapply(1:3, function(t) ref_heldout(x, ref_code(iris$Species), rep(1, 150), folds,
+                                              fit$lambda_min[t])[, t])
+  map <- fit$calibration$at[[1L]]$full
+  t <- matrix((1 - 51 / 52) / 2, 150, 3)
+  t[cbind(1:150, as.integer(iris$Species))] <- 51 / 52
+  r <- (ref_map_prob(map, held) - t) / 150
+  expect_equal(unname(colSums(r)[-1]), c(0, 0), tolerance = 1e-5)
+  expect_equal(unname(colSums(r * held)[map$b > 0]), rep(0, sum(map$b > 0)), tolerance = 1e-5)
 })

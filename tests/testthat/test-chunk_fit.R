@@ -234,3 +234,107 @@ test_that("a logical response is two classes, FALSE and TRUE, in memory and in c
   expect_equal(xy$path, ref$path, tolerance = 1e-12)
   expect_same_fit(rlsc(rows_source(x, df$manual, chunks = split(1:32, rep(1:4, 8)))), xy)
 })
+
+test_that("a chunked fit reports its progress on one progressor, a step per chunk and pass", {
+  skip_if_not_installed("progressr")
+  old <- options(progressr.enable = TRUE)
+  on.exit(options(old))
+  record <- function(expr) {
+    seen <- list()
+    withCallingHandlers(expr, progression = function(p) {
+      seen[[length(seen) + 1L]] <<- list(type = p$type, steps = p$steps, id = p$progressor_uuid)
+    })
+    types <- vapply(seen, `[[`, "", "type")
+    list(ids = unique(vapply(seen, `[[`, "", "id")), types = types,
+         steps = seen[[1L]]$steps, updates = sum(types == "update"))
+  }
+  d <- make_data(40, 3, seed = 221)
+  src <- chunk_matrix(d$x, d$y, chunk_rows = 10)   # 4 chunks
+  loo <- record(rlsc(src))
+  expect_length(loo$ids, 1L)
+  expect_identical(loo$types[c(1L, length(loo$types))], c("initiate", "finish"))
+  expect_identical(c(loo$steps, loo$updates), c(8, 8))   # moments, then the path
+  kf <- record(rlsc(src, cv = 2))
+  expect_identical(c(length(kf$ids), kf$steps, kf$updates), c(1, 8, 8))
+  # a formula whose factor levels are scanned first: three passes
+  df <- data.frame(y = d$y, g = rep(c("a", "b"), 20), x = d$x[, 1])
+  fsrc <- chunk_source(1:4, function(i) df[(i - 1) * 10 + 1:10, ])
+  fo <- record(rlsc_short(y ~ g + x, data = fsrc))
+  expect_identical(c(length(fo$ids), fo$steps, fo$updates), c(1, 12, 12))
+})
+
+test_that("every option of the in-memory fit gives the same numbers from chunks", {
+  set.seed(511)
+  n <- 60
+  x <- matrix(rnorm(n * 4), n, dimnames = list(NULL, c("a", "b", "c", "d")))
+  w <- runif(n, 0.3, 2)
+  cls <- factor(sample(c("p", "q", "r"), n, TRUE))
+  bin <- factor(ifelse(x[, 1] + rnorm(n) > 0, "yes", "no"))
+  yy <- cbind(u = x[, 1] + rnorm(n), v = x[, 2] - x[, 3] + rnorm(n))
+  chunks <- chunkings(n)$uneven
+  lam <- c(10, 1, 0.1)
+  cases <- list(
+    list(y = cls, args = list(class_weights = "balanced")),
+    list(y = cls, args = list(class_weights = c(r = 2, p = 0.5))),
+    list(y = cls, args = list(per_response = TRUE)),
+    list(y = yy, args = list(per_response = TRUE)),
+    list(y = yy[, 1], args = list(criterion = "mae")),
+    list(y = bin, args = list(criterion = "auc")),
+    list(y = bin, args = list(criterion = function(y, pred, weights) mean(weights * (pred > 0) != (y == "yes")))),
+    list(y = yy[, 1], args = list(penalty_factor = c(d = 0, b = 2))),
+    list(y = cls, args = list(standardize = TRUE, intercept = FALSE)),
+    list(y = yy, args = list(cv = "gcv")))
+  for (k in seq_along(cases)) {
+    cs <- cases[[k]]
+    mem <- do.call(rlsc_short, c(list(x, cs$y, weights = w, lambda = lam), cs$args))
+    chk <- do.call(rlsc_short, c(list(rows_source(x, cs$y, w, chunks), lambda = lam), cs$args))
+    crit <- mem$criterion
+    expect_equal(chk$path[[crit]], mem$path[[crit]], tolerance = 1e-10, info = k)
+    expect_equal(chk$lambda_min, mem$lambda_min, info = k)
+    expect_equal(coef(chk), coef(mem), tolerance = 1e-10, info = k)
+    expect_equal(predict(chk, x[1:3, ]), predict(mem, x[1:3, ]), tolerance = 1e-10, info = k)
+  }
+  # probabilities: the same folds (cv = K) give the same maps
+  folds <- rep(1:4, length.out = n)
+  src <- chunk_source(chunks, function(idx) list(x = x[idx, ], y = cls[idx], weights = w[idx],
+                                                  foldid = folds[idx]))
+  mem <- rlsc_short(x, cls, weights = w, foldid = folds, lambda = lam, per_response = TRUE)
+  chk <- rlsc_short(src, cv = 4, lambda = lam, per_response = TRUE)
+  expect_equal(predict(chk, x[1:3, ], type = "prob"), predict(mem, x[1:3, ], type = "prob"),
+               tolerance = 1e-8)
+})
+
+test_that("a class without rows is dropped from chunks as in memory; all-NA CSV columns", {
+  df <- iris
+  df$Species <- factor(as.character(df$Species), levels = c("setosa", "unseen", "versicolor", "virginica"))
+  src <- chunk_source(split(df, rep(1:3, 50)), identity)
+  expect_warning(fc <- rlsc_short(Species ~ ., data = src, lambda = c(1, 0.1)),
+                 "dropping empty level\\(s\\) of the response `Species`: 'unseen'")
+  expect_warning(fm <- rlsc_short(Species ~ ., data = df, lambda = c(1, 0.1)),
+                 "dropping empty level\\(s\\) of the response `Species`: 'unseen'")
+  expect_identical(fc$classes, fm$classes)
+  expect_equal(coef(fc), coef(fm), tolerance = 1e-10)
+  expect_warning(fx <- rlsc_short(chunk_matrix(as.matrix(iris[, 1:4]), df$Species, chunk_rows = 40),
+                                  lambda = c(1, 0.1)), "dropping empty level\\(s\\) of `y`: 'unseen'")
+  expect_identical(fx$classes, c("setosa", "versicolor", "virginica"))
+  # levels given for a class absent from the data: dropped too
+  src2 <- chunk_source(split(iris, rep(1:3, 50)), identity,
+                       levels = list(Species = c("setosa", "versicolor", "virginica", "other")))
+  expect_warning(f2 <- rlsc_short(Species ~ ., data = src2, lambda = c(1, 0.1)), "'other'")
+  expect_equal(coef(f2), coef(fm), tolerance = 1e-10)
+  # a numeric column that is all NA in one CSV chunk (read as logical)
+  dir <- new_tempdir()
+  d <- mtcars
+  d$extra <- seq(0.5, 16, by = 0.5)
+  parts <- split(d, rep(1:2, 16))
+  for (first in c(FALSE, TRUE)) {
+    p <- parts
+    p[[if (first) 1 else 2]]$extra <- NA
+    paths <- file.path(dir, paste0(first, c("a.csv", "b.csv")))
+    for (i in 1:2) utils::write.csv(p[[i]], paths[i], row.names = FALSE)
+    fc <- rlsc_short(mpg ~ wt + extra, data = chunk_files(paths), lambda = c(10, 1))
+    fm <- rlsc_short(mpg ~ wt + extra, data = rbind(p[[1]], p[[2]]), lambda = c(10, 1))
+    expect_identical(fc$xnames, c("wt", "extra"))
+    expect_equal(coef(fc), coef(fm), tolerance = 1e-10, info = first)
+  }
+})

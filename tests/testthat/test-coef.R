@@ -29,7 +29,8 @@ test_that("coef() is named, accepts the selection strings, and is a matrix for s
 test_that("coef() rejects a lambda that is not a single number >= 0 or a name", {
   fit <- rlsc_short(as.matrix(mtcars[, -1]), mtcars$mpg, lambda = c(10, 1))
   expect_error(coef(fit, -2), "`lambda` must be a single number >= 0")
-  expect_error(coef(fit, c(10, 1)), "`lambda` must be a single number >= 0")
+  expect_error(coef(fit, c(10, -1)), "`lambda` must be a single number >= 0.*not -1")
+  expect_error(coef(fit, list(10, 1)), "`lambda` must be numbers >= 0, .*not an object of class 'list' of length 2")
   expect_error(coef(fit, NA), "`lambda` must be a single number >= 0")
   expect_error(coef(fit, "best"), "`lambda` must be a single number >= 0")
   expect_error(coef(fit, 10, extra = 1), "unknown argument\\(s\\): extra")
@@ -79,4 +80,63 @@ test_that("a lambda within 1e-10 of a grid value is that grid value; glmnet's na
   shown <- signif(fit$lambda_min, 4)
   expect_equal(unname(coef(fit, shown)),
                unname(drop(ref_coef(as.matrix(mtcars[, -1]), mtcars$mpg, lambda = shown))), tolerance = 1e-8)
+})
+
+test_that("coef() and predict() take a vector of lambdas: a column per value, exact", {
+  d <- make_data(30, 4, seed = 221)
+  w <- runif(30, 0.5, 2)
+  fit <- rlsc_short(d$x, d$y, weights = w, lambda = c(30, 3, 0.3))
+  lams <- c(0.05, 3, 17.5)
+  cf <- coef(fit, lams)
+  expect_identical(dim(cf), c(5L, 3L))
+  expect_identical(colnames(cf), format(lams))
+  for (k in 1:3) {
+    expect_equal(unname(cf[, k]), drop(ref_coef(d$x, d$y, w, lams[k])), tolerance = 1e-9)
+  }
+  expect_identical(coef(fit, s = lams), cf)
+  expect_identical(coef(fit, s = 3), coef(fit, 3))
+  expect_identical(coef(fit, c("lambda_min", "lambda.1se")),
+                   cbind(lambda_min = coef(fit), lambda.1se = coef(fit, "lambda_1se")))
+  newx <- d$x[1:5, ] + 1
+  p <- predict(fit, newx, lams)
+  expect_identical(dim(p), c(5L, 3L))
+  for (k in 1:3) {
+    expect_equal(unname(p[, k]), drop(ref_predict(ref_coef(d$x, d$y, w, lams[k]), newx)), tolerance = 1e-9)
+  }
+  expect_identical(predict(fit, newx, s = lams), p)
+  se <- predict(fit, newx, s = lams, se.fit = TRUE)
+  expect_identical(se$fit, p)
+  expect_equal(se$se.fit[, 2], predict(fit, newx, lambda = 3, se.fit = TRUE)$se.fit)
+  expect_length(se$df, 3)
+  # several response columns (classes): an array, the lambdas last
+  cl <- rlsc_short(iris[, 1:4], iris$Species, lambda = c(10, 1, 0.1))
+  arr <- coef(cl, c(1, 5))
+  expect_identical(dim(arr), c(5L, 3L, 2L))
+  expect_equal(arr[, , "5"], coef(cl, 5))
+  pr <- predict(cl, as.matrix(iris[c(1, 51, 101), 1:4]), s = c(1, 5))
+  expect_identical(dim(pr), c(3L, 3L, 2L))
+  expect_equal(unname(pr[, , 1]), unname(ref_predict(ref_coef(as.matrix(iris[, 1:4]), ref_code(iris$Species),
+                                                              lambda = 1), as.matrix(iris[c(1, 51, 101), 1:4]))),
+               tolerance = 1e-9)
+  lab <- predict(cl, iris[c(1, 51, 101), 1:4], s = c(1, 5), type = "class")
+  expect_s3_class(lab, "data.frame")
+  expect_identical(names(lab), c("1", "5"))
+  expect_identical(lab[[1]], unname(predict(cl, iris[c(1, 51, 101), 1:4], s = 1, type = "class")))
+  # a kernel fit serves the values of its grid
+  s <- sine_data(30, 222)
+  kf <- rlsc_short(s$x, s$y, kernel = kernel_rbf(1), lambda = c(1, 0.1, 0.01))
+  expect_identical(dim(coef(kf, kf$lambda[1:2])), c(31L, 2L))
+  expect_error(coef(kf, c(1, 0.5)), "`lambda` = 0.5 is not on the grid")
+})
+
+test_that("`s` means lambda, as in glmnet, and never se.fit", {
+  fit <- rlsc_short(as.matrix(mtcars[, -1]), mtcars$mpg, lambda = c(100, 10, 1))
+  x <- as.matrix(mtcars[1:3, -1])
+  expect_identical(predict(fit, x, s = 1), predict(fit, x, lambda = 1))
+  expect_false(is.list(predict(fit, x, s = 1)))
+  expect_identical(predict(fit, x, s = "lambda.min"), predict(fit, x))
+  expect_error(predict(fit, x, lambda = 1, s = 2),
+               "`s` is glmnet's name for `lambda`: give one of them, not both")
+  expect_error(coef(fit, lambda = 1, s = 2), "give one of them, not both")
+  expect_identical(names(predict(fit, x, se = TRUE)), c("fit", "se.fit", "df", "residual.scale"))
 })

@@ -1,7 +1,7 @@
 # The criteria that choose lambda, against direct computations from
 # brute-force leave-one-out predictions.
 
-test_that("mae, auc and a user's function are computed from the exact LOO values", {
+test_that("mae, auc (leave-pair-out) and a user's function are computed exactly", {
   d <- make_data(40, 3, seed = 311)
   w <- runif(40, 0.5, 2)
   lambda <- c(20, 2, 0.2)
@@ -12,15 +12,16 @@ test_that("mae, auc and a user's function are computed from the exact LOO values
   expect_equal(fit$cvsd, mae[2, ], tolerance = 1e-9)
   expect_equal(fit$path$mse, colSums(w * (d$y - loo)^2) / sum(w), tolerance = 1e-9)
 
-  # binary AUC of the LOO decision values, against every pair counted
-  x <- as.matrix(iris[51:150, 1:4])
-  y <- droplevels(iris$Species[51:150])
-  wb <- runif(100, 0.5, 2)
+  # binary AUC: leave-pair-out, against refits without each pair
+  rows <- c(51:80, 101:130)
+  x <- as.matrix(iris[rows, 1:4])
+  y <- droplevels(iris$Species[rows])
+  wb <- runif(60, 0.5, 2)
   auc <- rlsc_short(x, y, weights = wb, lambda = lambda, criterion = "auc")
-  ref <- vapply(lambda, function(l) {
-    ref_auc(drop(ref_loo(x, ref_code(y), wb, l)), y == "virginica", wb)
-  }, 1)
-  expect_equal(auc$cvm, ref, tolerance = 1e-12)
+  ref <- ref_lpo_auc(y == "virginica", wb, lambda, function(keep, r, l) {
+    ref_predict(ref_coef(x[keep, ], ref_code(y)[keep, , drop = FALSE], wb[keep], l), x[r, ])
+  })
+  expect_equal(auc$cvm, ref, tolerance = 1e-10)
   expect_identical(auc$lambda_min, lambda[which.max(ref)])   # the largest AUC wins
   expect_true(all(auc$cvsd > 0 & auc$cvsd < 0.1))
 
@@ -38,7 +39,7 @@ test_that("mae, auc and a user's function are computed from the exact LOO values
     mean(sign(pred) != ifelse(y == "virginica", 1, -1))
   })
   expect_identical(seen$y, y)
-  expect_length(seen$pred, 100)
+  expect_length(seen$pred, 60)
 })
 
 test_that("K-fold AUC and user functions are computed per fold", {
@@ -78,7 +79,9 @@ test_that("per_response chooses each column's lambda, as separate fits do", {
   expect_output(print(fit), "lambda_min")
   expect_error(rlsc(d$x, d$y, per_response = TRUE, criterion = "mae"),
                "`per_response` = TRUE chooses each column's lambda by its squared error")
-  expect_error(coef(fit, c(1, 2)), "or one per response column, 3")
+  both <- coef(fit, c(1, 2))   # not one per column: a slice per lambda
+  expect_identical(dim(both), c(5L, 3L, 2L))
+  expect_equal(both[, , 2], coef(rlsc_short(d$x, d$y, lambda = fit$lambda), 2), tolerance = 1e-12)
   # multiclass: one lambda per one-vs-all column
   cls <- rlsc_short(iris[, 1:4], iris$Species, per_response = TRUE)
   expect_named(cls$lambda_min, levels(iris$Species))
@@ -93,8 +96,8 @@ test_that("class_weights multiply the observation weights", {
   expect_equal(bal$path, by_hand$path)
   named <- rlsc_short(x, y, class_weights = c(versicolor = 3, setosa = 1), lambda = c(1, 0.1))
   expect_equal(coef(named), coef(rlsc_short(x, y, weights = ifelse(y == "setosa", 1, 3), lambda = c(1, 0.1))))
-  expect_error(rlsc(x, y, class_weights = c(setosa = 1)),
-               "`class_weights` must be \"balanced\" or a vector named by the classes \\(setosa, versicolor\\)")
+  expect_error(rlsc(x, y, class_weights = c(setosa = 1, virginica = 1)),
+               "`class_weights` names class\\(es\\) the response does not have: `virginica`")
   expect_error(rlsc(x, y, class_weights = c(setosa = 1, versicolor = -1)), "must be finite and non-negative")
   expect_error(rlsc(x, as.numeric(y), class_weights = "balanced"), "`class_weights` needs a classification fit")
 })
@@ -107,4 +110,94 @@ test_that("a criterion function that fails or returns the wrong length is a clea
                "the `criterion` function must return one number per lambda, not character vector")
   expect_error(rlsc(d$x, d$y, criterion = function(y, pred, weights) stop("boom")),
                "the `criterion` function failed: boom")
+})
+
+test_that("GCV is n RSS_w / (n - tr H)^2 with the whole hat matrix, formed densely", {
+  # the hat matrix H (n x n) of the weighted ridge fit, intercept included:
+  # H = X1 (X1' W X1 + lambda P)^-1 X1' W
+  dense_gcv <- function(x, y, w, lambda, intercept) {
+    x1 <- if (intercept) cbind(1, x) else x
+    pen <- diag(c(if (intercept) 0, rep(1, ncol(x))), ncol(x1))
+    h <- x1 %*% solve(crossprod(x1, w * x1) + lambda * pen, t(w * x1))
+    r <- y - h %*% y
+    n <- sum(w > 0)
+    n^2 * (sum(w * r^2) / sum(w)) / (n - sum(diag(h)))^2
+  }
+  lambda <- c(30, 3, 0.3, 0.01)
+  for (shape in c("primal", "dual")) {
+    d <- if (shape == "primal") make_data(30, 4, seed = 321) else make_data(12, 20, seed = 322)
+    n <- nrow(d$x)
+    for (icpt in c(TRUE, FALSE)) for (weighted in c(FALSE, TRUE)) {
+      w <- if (weighted) runif(n, 0.3, 2) else rep(1, n)
+      fit <- rlsc_short(d$x, d$y, weights = if (weighted) w, lambda = lambda, intercept = icpt,
+                        cv = "gcv")
+      expect_identical(fit$form, shape)
+      ref <- vapply(lambda, function(l) dense_gcv(d$x, d$y, w, l, icpt), 1)
+      expect_equal(fit$cvm, ref, tolerance = 1e-9, info = paste(shape, icpt, weighted))
+    }
+  }
+  # a kernel fit: H from the bordered system's fits of the unit vectors
+  s <- sine_data(25, 323)
+  k <- ref_rbf(s$x, sigma = 0.7)
+  w <- runif(25, 0.5, 1.5)
+  for (icpt in c(TRUE, FALSE)) {
+    kf <- rlsc_short(s$x, s$y, weights = w, kernel = kernel_rbf(0.7), lambda = lambda,
+                     intercept = icpt, cv = "gcv")
+    ref <- vapply(lambda, function(l) {
+      h <- ref_kernel_predict(ref_bordered(k, diag(25), w, l, icpt), k)
+      r <- s$y - h %*% s$y
+      25^2 * (sum(w * r^2) / sum(w)) / (25 - sum(diag(h)))^2
+    }, 1)
+    expect_equal(kf$cvm, ref, tolerance = 1e-8, info = icpt)
+  }
+})
+
+test_that("GCV counts the intercept's degree of freedom, which MASS::lm.ridge leaves out", {
+  skip_if_not_installed("MASS")
+  lambda <- c(20, 5, 1, 0.2)
+  fit <- rlsc_short(mpg ~ ., data = mtcars, cv = "gcv", standardize = TRUE, lambda = lambda)
+  ref <- MASS::lm.ridge(mpg ~ ., data = mtcars, lambda = lambda)
+  # MASS: RSS / (n - df)^2 with df of the slopes alone; here n RSS / (n - df - 1)^2
+  n <- 32
+  df <- fit$df
+  expect_equal(fit$cvm, n * unname(ref$GCV) * (n - df)^2 / (n - df - 1)^2, tolerance = 1e-10)
+  expect_identical(fit$lambda_min, lambda[which.min(ref$GCV * (n - df)^2 / (n - df - 1)^2)])
+  expect_false(isTRUE(all.equal(fit$cvm, unname(ref$GCV))))
+  # a kernel fit that interpolates as lambda -> 0 (tr H -> n): MASS's count
+  # tends to 0 there, the whole trace keeps GCV away from the interpolant
+  x <- scale(as.matrix(mtcars[1:24, -1]))
+  kf <- rlsc_short(x, mtcars$mpg[1:24], kernel = kernel_rbf(3), cv = "gcv",
+                   lambda = 10^seq(1, -8, length.out = 30))
+  expect_gt(tail(kf$df, 1), 22.99)
+  expect_gt(tail(kf$cvm, 1), 2 * min(kf$cvm))
+  expect_gt(kf$lambda_min, 1e-3)
+  mass_count <- kf$path$rss * 24 / (24 - kf$df)^2
+  expect_identical(which.min(mass_count), 30L)
+})
+
+test_that("class_weights are matched to the classes by name; an unknown class is an error", {
+  x <- as.matrix(iris[, 1:4])
+  a <- rlsc_short(x, iris$Species, class_weights = c(virginica = 2, setosa = 0.5, versicolor = 1),
+                  lambda = c(1, 0.1))
+  w <- c(setosa = 0.5, versicolor = 1, virginica = 2)[as.character(iris$Species)]
+  b <- rlsc_short(x, iris$Species, weights = unname(w), lambda = c(1, 0.1))
+  expect_equal(coef(a), coef(b), tolerance = 1e-12)
+  expect_equal(unname(coef(a)), unname(ref_coef(x, ref_code(iris$Species), unname(w), a$lambda_min)),
+               tolerance = 1e-9)
+  # classes not named weigh 1
+  part <- rlsc_short(x, iris$Species, class_weights = c(virginica = 2), lambda = c(1, 0.1))
+  w2 <- ifelse(iris$Species == "virginica", 2, 1)
+  expect_equal(coef(part), coef(rlsc_short(x, iris$Species, weights = w2, lambda = c(1, 0.1))),
+               tolerance = 1e-12)
+  expect_error(rlsc(x, iris$Species, class_weights = c(virginica = 2, setosa_ = 1)),
+               "`class_weights` names class\\(es\\) the response does not have: `setosa_` \\(its classes are `setosa`, `versicolor`, `virginica`\\)")
+  expect_error(rlsc(x, iris$Species, class_weights = c(2, 1, 1)),
+               "`class_weights` must be \"balanced\" or a numeric vector named by the classes .*not an unnamed one")
+  expect_error(rlsc(x, iris$Species, class_weights = c(setosa = 1, setosa = 2)),
+               "`class_weights` must name each class once, not `setosa`")
+  # chunks: the same names, the same fit
+  src <- chunk_matrix(x, iris$Species, chunk_rows = 40)
+  expect_equal(coef(rlsc_short(src, class_weights = c(virginica = 2, setosa = 0.5), lambda = c(1, 0.1))),
+               coef(rlsc_short(x, iris$Species, class_weights = c(virginica = 2, setosa = 0.5),
+                               lambda = c(1, 0.1))), tolerance = 1e-10)
 })

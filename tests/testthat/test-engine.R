@@ -42,6 +42,22 @@ entry_points <- list(
       list(diag(3), "'v' must have 2 rows, not 3"), list(c(1, 0), "'v' must be a matrix"),
       list(TRUE, "'v' must be a double matrix"), list(0L, threads_error), list("2", threads_error)),
     arg = c(1, 1, 2, 2, 3, 3, 4, 4, 4, 5, 5)),
+  C_rlsc_lpo_auc = list(
+    ok = list(matrix(0.5, 4, 2), matrix(0.1, 4, 1), c(2, 1), c(1, 0.5), matrix(0.8, 4, 2),
+              matrix(0.1, 4, 2), c(1, 1, -1, -1), rep(1, 4), 1:2, 3:4, TRUE, 1L),
+    bad = list(
+      list(1:8, "'p' must be a double matrix"), list(rep(1, 8), "'p' must be a matrix"),
+      list(matrix(1, 3, 1), "'z' must have 4 rows, not 3"), list("a", "'z' must be a double matrix"),
+      list(1, "'values' must have length 2"), list(1:2, "'values' must be a double vector"),
+      list(1L, "'lambda' must be a double vector"),
+      list(matrix(1, 4, 3), "'a' and 'e' must be 4 x 2"), list(1, "'a' must be a matrix"),
+      list(matrix(1, 3, 2), "'a' and 'e' must be 4 x 2"),
+      list(rep(1, 3), "'y' must have length 4"),
+      list(c(1, 1, 0, 1), "'w' must be positive"), list(rep(1L, 4), "'w' must be a double vector"),
+      list(c(1, 2), "'pi' and 'pj' must be integer vectors"), list(c(0L, 1L), "'pi' must be in 1..4"),
+      list(5L, "'pj' must be in 1..4"),
+      list(NA, "'enumerate' must be TRUE or FALSE"), list(0L, threads_error)),
+    arg = c(1, 1, 2, 2, 3, 3, 4, 5, 5, 6, 7, 8, 8, 9, 9, 10, 11, 12)),
   C_rlsc_loo_path = list(
     ok = list(matrix(1, 4, 2), c(2, 1), matrix(1, 2, 1), rep(0.75, 4), matrix(0, 4, 1),
               matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4), 1:4, c(1, 0.5), FALSE, FALSE, TRUE, 2L,
@@ -113,6 +129,10 @@ test_that("abs_max is the largest magnitude, NA for NA or NaN, Inf for Inf", {
 })
 
 test_that("the C entry points survive empty inputs", {
+  none <- call_c("C_rlsc_lpo_auc", list(matrix(0.5, 4, 2), matrix(0, 4, 0), c(2, 1), c(1, 0.5),
+                                        matrix(0.8, 4, 2), matrix(0.1, 4, 2), c(1, 1, -1, -1),
+                                        rep(1, 4), integer(), 3:4, TRUE, 1L))
+  expect_identical(none, matrix(0, 2, 3))
   mom <- call_c("C_rlsc_moments", list(matrix(numeric(), 0, 2), matrix(numeric(), 0, 1), numeric(), c(0, 0),
                                        0, TRUE, 1L))
   expect_identical(mom$sumw, 0)

@@ -394,17 +394,18 @@ test_that("K-fold, GCV and the AUC of feature fits equal refits on the same feat
   gcv <- rlsc_short(d$x, d$y, cv = "gcv", lambda = lam, kernel = nystrom(kernel_rbf(0.9), landmarks = z))
   ref_gcv <- vapply(lam, function(l) {
     r <- d$y - ref_predict(ref_coef(phi, d$y, lambda = l), phi)
-    48 * mean(r^2) / (48 - (sum(ref_hat(phi, lambda = l)) - 1))^2
+    48^2 * mean(r^2) / (48 - sum(ref_hat(phi, lambda = l)))^2
   }, 1)
   expect_equal(gcv$cvm, ref_gcv, tolerance = 1e-8)
-  # the AUC of the exact LOO decision values
+  # the leave-pair-out AUC of the fit on the features
   yb <- factor(d$y > median(d$y))
   auc <- rlsc_short(d$x, yb, criterion = "auc", lambda = lam,
                     kernel = nystrom(kernel_rbf(0.9), landmarks = z))
-  for (i in seq_along(lam)) {
-    loo <- ref_loo(phi, ref_code(yb), lambda = lam[i])
-    expect_equal(auc$cvm[i], ref_auc(drop(loo), yb == "TRUE"), tolerance = 1e-10)
-  }
+  ref_lpo <- ref_lpo_auc(yb == "TRUE", rep(1, nrow(phi)), lam, function(keep, r, l) {
+    ref_predict(ref_coef(phi[keep, ], ref_code(yb)[keep, , drop = FALSE], lambda = l),
+                phi[r, , drop = FALSE])
+  })
+  expect_equal(auc$cvm, ref_lpo, tolerance = 1e-10)
   # K-fold AUC: the mean over folds of each fold's AUC of its held-out values
   aucf <- rlsc_short(d$x, yb, criterion = "auc", foldid = folds, lambda = lam,
                      kernel = nystrom(kernel_rbf(0.9), landmarks = z))

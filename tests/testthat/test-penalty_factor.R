@@ -57,7 +57,7 @@ test_that("K-fold and chunked fits with penalty factors equal their references",
 test_that("bad penalty factors are errors naming the argument", {
   d <- make_data(20, 3, seed = 324)
   expect_error(rlsc(d$x, d$y, penalty_factor = c(1, 1)),
-               "`penalty_factor` must be a numeric vector with one value per column of `x` \\(3\\), not of length 2")
+               "`penalty_factor` must be a numeric vector with one value per column of `x` \\(3\\) or named by columns, not of length 2")
   expect_error(rlsc(d$x, d$y, penalty_factor = c(1, -1, 1)), "`penalty_factor` must be non-negative")
   expect_error(rlsc(d$x, d$y, penalty_factor = c(1, NA, 1)), "`penalty_factor` must not contain NA")
   expect_error(rlsc(d$x, d$y, penalty_factor = "a"), "not character vector")
@@ -69,4 +69,65 @@ test_that("bad penalty factors are errors naming the argument", {
   expect_error(rlsc(wide$x, wide$y, penalty_factor = c(0, rep(1, 19))), "need the primal form")
   expect_error(rlsc(d$x, d$y, kernel = kernel_rbf(1), penalty_factor = c(1, 1, 1)),
                "`penalty_factor` applies to the columns of a linear model, not to a kernel fit")
+})
+
+test_that("named penalty factors are matched to the columns, terms and variables", {
+  x <- as.matrix(mtcars[, c("cyl", "disp", "hp", "wt")])
+  pos <- rlsc_short(x, mtcars$mpg, penalty_factor = c(0, 1, 2, 0.5), lambda = c(100, 10))
+  named <- rlsc_short(x, mtcars$mpg, penalty_factor = c(wt = 0.5, hp = 2, cyl = 0, disp = 1),
+                      lambda = c(100, 10))
+  expect_equal(coef(named, 10), coef(pos, 10), tolerance = 1e-12)
+  expect_equal(unname(coef(named, 10)),
+               unname(drop(ref_coef_pf(x, mtcars$mpg, rep(1, 32), 10, c(0, 1, 2, 0.5)))), tolerance = 1e-9)
+  expect_equal(named$penalty_factor, c(cyl = 0, disp = 1, hp = 2, wt = 0.5))
+  # names not given keep 1
+  part <- rlsc_short(x, mtcars$mpg, penalty_factor = c(hp = 2, cyl = 0), lambda = c(100, 10))
+  expect_equal(coef(part, 10), coef(pos <- rlsc_short(x, mtcars$mpg, penalty_factor = c(0, 1, 2, 1),
+                                                      lambda = c(100, 10)), 10), tolerance = 1e-12)
+  # a formula: a variable covers all its columns, a term label likewise
+  f <- rlsc_short(mpg ~ factor(cyl) + wt + poly(hp, 2), data = mtcars, lambda = c(100, 10),
+                  penalty_factor = c(cyl = 0, hp = 3))
+  mm <- model.matrix(~ factor(cyl) + wt + poly(hp, 2), mtcars)[, -1]
+  pf <- c(0, 0, 1, 3, 3)
+  expect_equal(unname(f$penalty_factor), pf)
+  expect_equal(unname(coef(f, 10)), unname(drop(ref_coef_pf(mm, mtcars$mpg, rep(1, 32), 10, pf))),
+               tolerance = 1e-8)
+  lab <- rlsc_short(mpg ~ factor(cyl) + wt + poly(hp, 2), data = mtcars, lambda = c(100, 10),
+                    penalty_factor = c(`poly(hp, 2)` = 3, `factor(cyl)` = 0))
+  expect_equal(coef(lab, 10), coef(f, 10), tolerance = 1e-12)
+  # a column name of the model matrix also works
+  one <- rlsc_short(mpg ~ factor(cyl) + wt, data = mtcars, lambda = c(100, 10),
+                    penalty_factor = c(`factor(cyl)8` = 0))
+  expect_equal(unname(one$penalty_factor), c(1, 0, 1))
+  # a name that is a column is that column; a variable that is no column
+  # covers its main effect and its interactions
+  int <- rlsc_short(mpg ~ wt * hp, data = mtcars, lambda = c(100, 10), penalty_factor = c(hp = 0))
+  expect_equal(unname(int$penalty_factor), c(1, 0, 1))
+  int2 <- rlsc_short(mpg ~ factor(am) * hp, data = mtcars, lambda = c(100, 10),
+                     penalty_factor = c(am = 0, `factor(am)1:hp` = 2))
+  expect_equal(unname(int2$penalty_factor), c(0, 1, 2))   # the column's own value wins
+  expect_error(rlsc(mpg ~ factor(am) * factor(vs), data = mtcars, penalty_factor = c(am = 0, vs = 2)),
+               "`penalty_factor` gives column `factor\\(am\\)1:factor\\(vs\\)1` two values \\(`am` and `vs`\\)")
+  # chunks read as data frames: the same
+  src <- chunk_source(split(mtcars, rep(1:3, length.out = 32)), identity)
+  fc <- rlsc_short(mpg ~ factor(cyl) + wt + hp, data = src, lambda = c(100, 10),
+                   penalty_factor = c(cyl = 0, hp = 3))
+  fm <- rlsc_short(mpg ~ factor(cyl) + wt + hp, data = mtcars, lambda = c(100, 10),
+                   penalty_factor = c(cyl = 0, hp = 3))
+  expect_equal(coef(fc, 10), coef(fm, 10), tolerance = 1e-10)
+  expect_equal(unname(fc$penalty_factor), c(0, 0, 1, 3))
+})
+
+test_that("unknown or doubled penalty_factor names are errors naming them", {
+  x <- as.matrix(mtcars[, c("cyl", "disp", "hp", "wt")])
+  expect_error(rlsc(x, mtcars$mpg, penalty_factor = c(cyl = 0, drat = 1)),
+               "`penalty_factor` names `drat`, which is not a column of `x` \\(the columns are `cyl`")
+  expect_error(rlsc(mpg ~ factor(cyl) + wt, data = mtcars, penalty_factor = c(gear = 0)),
+               "`penalty_factor` names `gear`, which is not a column of `x` nor a term or variable")
+  expect_equal(unname(rlsc_short(mpg ~ factor(cyl) + wt, data = mtcars, lambda = c(10, 1),
+                                  penalty_factor = c(cyl = 0, `factor(cyl)6` = 2))$penalty_factor),
+               c(2, 0, 1))
+  expect_error(rlsc(x, mtcars$mpg, penalty_factor = c(cyl = 0, 1, 1, 1)),
+               "`penalty_factor` must have a name for every value or for none")
+  expect_error(rlsc(x, mtcars$mpg, penalty_factor = c(cyl = -1)), "must be non-negative")
 })

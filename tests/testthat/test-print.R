@@ -38,18 +38,22 @@ test_that("print() and summary() name the validation and the criterion", {
     out[grep("^Regularized least squares", out) + 1L]
   }
   expect_identical(header(rlsc(mpg ~ ., data = mtcars, cv = 5)),
-                   "Exact 5-fold cross-validation: mean squared 5-fold CV error")
+                   paste("Exact 5-fold cross-validation (the mean over folds weighted by fold size):",
+                         "mean squared 5-fold CV error"))
+  expect_match(capture.output(print(summary(rlsc(mpg ~ ., data = mtcars, cv = 5)))),
+               "^5-fold cross-validation \\(means over folds weighted by fold size\\) path", all = FALSE)
   expect_identical(header(rlsc(mpg ~ ., data = mtcars, criterion = "mae")),
                    "Exact leave-one-out criterion: mean absolute LOO error")
   gcv <- rlsc(mpg ~ ., data = mtcars, cv = "gcv")
-  expect_identical(header(gcv), "Generalized cross-validation: GCV = RSS / (n - df)^2")
+  expect_identical(header(gcv), "Generalized cross-validation: GCV = n RSS / (n - tr H)^2")
   expect_match(capture.output(print(summary(gcv))), "^Generalized cross-validation path around the minimum",
                all = FALSE)
   bin <- droplevels(iris[51:150, ])
   expect_identical(header(rlsc(Species ~ ., data = bin, criterion = "auc")),
-                   "Exact leave-one-out criterion: LOO AUC")
+                   "Exact leave-one-out criterion: leave-pair-out AUC")
   expect_identical(header(rlsc(Species ~ ., data = bin, cv = 4, criterion = "misclass")),
-                   "Exact 4-fold cross-validation: 4-fold CV misclassification rate")
+                   paste("Exact 4-fold cross-validation (the mean over folds weighted by fold size):",
+                         "4-fold CV misclassification rate"))
   cube <- function(y, pred, weights) sum(weights * abs(y - pred)^3)
   expect_identical(header(rlsc(mpg ~ ., data = mtcars, criterion = cube)),
                    "Exact leave-one-out criterion: LOO criterion (the `criterion` function)")
