@@ -21,7 +21,7 @@ CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false 
              _R_CHECK_SYSTEM_CLOCK_=false NOT_CRAN=true RLSC_OPENBLAS=$(CURDIR)/.deps/openblas
 
 .PHONY: deps install demo readme test test-openblas unit check test-engines bench-engines valgrind sanitize fuzz bench bench-kernel bench-scale bench-kfold \
-        bench-peers bench-eigen bench-threads bench-deps docs clean site-deps site site-check coverage lint
+        bench-peers bench-eigen bench-threads bench-banded bench-deps docs clean site-deps site site-check coverage lint
 
 deps:
 	@if ! command -v pandoc >/dev/null || ! command -v qpdf >/dev/null || \
@@ -260,6 +260,13 @@ bench-kfold: install bench-deps
 # about 25 minutes and 8 GB of disk (bench/cache): chunked fits of n = 2e7, d = 50
 bench-scale: install
 	$(RSCRIPT) bench/scale.R
+
+# banded ridge against himalaya's BandedRidgeCV (speed, then agreement on its
+# example shapes); HIMALAYA_PATH must name a source tree of gallantlab/himalaya,
+# which no registry here serves and the repository does not ship
+bench-banded: install bench-deps
+	HIMALAYA_PATH=$(HIMALAYA_PATH) $(RSCRIPT) bench/banded.R
+	HIMALAYA_PATH=$(HIMALAYA_PATH) $(RSCRIPT) bench/himalaya_agree.R
 
 clean:
 	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz src/*.o src/*.so demo-output valgrind-lib valgrind.log \

@@ -257,6 +257,10 @@ class_probabilities <- function(object, decision, map) {
 # says where probabilities are served.
 calibration_at <- function(object, lambda, crossfit = FALSE) {
   cal <- object$calibration
+  if (is.null(cal) && inherits(object, "rlsc_banded_fit") && object$type == "classification") {
+    stop_arg("this banded fit has no probabilities: each class column has its own band weights; ",
+             "refit with `per_response` = FALSE (one weighting for all classes)")
+  }
   if (is.null(cal)) {
     stop_arg("this fit has no probabilities: it was fitted with `calibration_folds` = 0; ",
              "refit with `calibration_folds` = 5 (the default)")

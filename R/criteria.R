@@ -27,10 +27,9 @@ criteria_columns <- function(stat, classify, nt, crit) {
 # positive weight, NA where a LOO value is undefined; the training residuals'
 # weighted mean square (`rss`) and, for cv = "gcv", GCV(lambda).
 path_table <- function(path, lambda, classify, crit) {
-  ok <- path$n_na == 0
-  stat <- function(k) {   # in the units of y (the path's losses are in `unit`s)
-    back <- function(v) ifelse(ok, from_unit(v, path$unit, path$power[k]), NA_real_)
-    list(back(path$mean[, k]), back(sqrt(path$m2[, k] / path$w[, k] / (path$npos - 1))))
+  stat <- function(k) {
+    s <- path_stats(path, k)
+    list(s$mean[, 1L], s$se[, 1L])
   }
   cols <- criteria_columns(stat, classify, ncol(path$mean) - 4L, crit)
   if (needs_values(crit)) cols[paste0(crit$name, c("", "_se"))] <- path$value
@@ -38,6 +37,23 @@ path_table <- function(path, lambda, classify, crit) {
   if (identical(crit$name, "gcv")) cols[c("gcv", "gcv_se")] <- list(gcv_value(path, rss), NA_real_)
   data.frame(lambda = lambda, df = path$df, cols, rss = rss, n_na = path$n_na,
              check.names = FALSE)
+}
+
+# The means over the observations and their standard errors of the loss
+# columns `k` of a path (lambdas x length(k)), in the units of y (the path's
+# losses are in `unit`s), NA where a LOO value is undefined.
+path_stats <- function(path, k) {
+  ok <- path$n_na == 0
+  mean <- path$mean[, k, drop = FALSE]
+  se <- sqrt(path$m2[, k, drop = FALSE] / path$w[, k, drop = FALSE] / (path$npos - 1))
+  for (p in unique(path$power[k])) {
+    at <- path$power[k] == p
+    mean[, at] <- from_unit(mean[, at], path$unit, p)
+    se[, at] <- from_unit(se[, at], path$unit, p)
+  }
+  mean[!ok, ] <- NA_real_
+  se[!ok, ] <- NA_real_
+  list(mean = mean, se = se)
 }
 
 # Generalized cross-validation (Golub, Heath and Wahba 1979), n RSS_w /

@@ -18,6 +18,7 @@ fit_model <- function(data, args, call) {
   checked <- check_fit_args(args, data)
   spec <- checked$spec
   data <- checked$data
+  if (!is.null(spec$bands)) return(fit_bands(data, spec, call))
   search <- if (inherits(spec$kernel, "rlsc_features")) {
     feature_search(data, spec)
   } else if (!is.null(spec$kernel)) {
@@ -118,6 +119,14 @@ feature_search <- function(data, spec) {
 # (for K-fold, of every fold apart), then step 2; the column scales of
 # `standardize` come from the same moments.
 primal_build <- function(data, spec, standardize, penalty_factor) {
+  pass <- primal_moments(data, spec)
+  sd <- if (standardize) scale_from_moments(pass$mom)
+  primal_engines(pass, spec, column_multiplier(sd, penalty_factor), sd)
+}
+
+# Pass 1: the merged moments of the data (and of each fold apart for
+# K-fold), with the data completed by the counts of the pass.
+primal_moments <- function(data, spec) {
   nfold <- if (spec$cv$type == "kfold") spec$cv$K
   mom <- map_rows(data, chunk_moments, merge_moments, intercept = spec$intercept, nfold = nfold,
                   what = "reading (pass 1)")
@@ -130,20 +139,30 @@ primal_build <- function(data, spec, standardize, penalty_factor) {
              ") than columns (", length(mom$xbar), "): such data need the dual form, which ",
              "needs all rows at once; fit them in memory")
   }
-  sd <- if (standardize) scale_from_moments(mom)
-  scale <- column_multiplier(sd, penalty_factor)
-  list(engine = primal_engine(mom, spec$intercept, scale, spec$free), data = data,
-       folds = if (!is.null(nfold)) fold_engines(folds, spec$intercept, scale, spec$free),
+  list(mom = mom, folds = folds, data = data)
+}
+
+# Step 2 from the moments of pass 1 (no pass over the rows): the engine of
+# the columns seen through the multipliers `scale`, and its fold engines
+# (`fold = FALSE`: the fold engines only, `full = FALSE`: the engine only).
+primal_engines <- function(pass, spec, scale, sd = NULL, full = TRUE, fold = TRUE) {
+  mom <- pass$mom
+  list(engine = if (full) primal_engine(mom, spec$intercept, scale, spec$free), data = pass$data,
+       folds = if (fold && !is.null(pass$folds)) {
+         fold_engines(pass$folds, spec$intercept, scale, spec$free,
+                      pass$training %||% fold_training(pass$folds))
+       },
        npos = mom$npos, sd = sd)
 }
 
 # The dual engine of a kernel on the rows (in memory); for K-fold a function
-# building fold k's engine (dual_fold_builder()).
-dual_build <- function(kernel, data, spec, sd) {
+# building fold k's engine (dual_fold_builder()); `scale` the column
+# multipliers (a banded candidate's, bands.R), `full = FALSE` the folds only.
+dual_build <- function(kernel, data, spec, sd, scale = column_multiplier(sd, spec$penalty_factor),
+                       full = TRUE) {
   rows <- dense_kernel_rows(kernel, all_rows(data))
-  scale <- column_multiplier(sd, spec$penalty_factor)
   folds <- if (spec$cv$type == "kfold") dual_fold_builder(kernel, rows, data$rows$fold, spec, scale)
-  list(engine = dual_engine(kernel, rows, spec$intercept, scale), data = data, folds = folds,
+  list(engine = if (full) dual_engine(kernel, rows, spec$intercept, scale), data = data, folds = folds,
        npos = sum(rows$w > 0), sd = sd)
 }
 

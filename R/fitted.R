@@ -34,7 +34,9 @@ residuals.rlsc <- function(object, lambda = object$lambda_min, ...) {
 fit_outputs <- function(object, lambda) {
   validate_rlsc(object)
   l <- lambda_value(object, lambda)
-  out <- at_lambdas(l, ncol(object$y), function(l) path_outputs(object$engine, object$data, l))
+  out <- if (inherits(object$engine, "rlsc_banded")) band_outputs(object$engine, object$data, l) else {
+    at_lambdas(l, ncol(object$y), function(l) path_outputs(object$engine, object$data, l))
+  }
   # (one weight per row, whatever the lambdas of the columns)
   if (is.matrix(out$weights)) out$weights <- out$weights[, 1L]
   names <- list(object$rownames, response_names(object))

@@ -46,15 +46,21 @@ fold_rows <- function(rows, take) {
   list(x = take_rows(rows$x, take), y = take_rows(rows$y, take), w = rows$w[take])
 }
 
-# The primal engine of each fold: the other folds' moments merged.
-fold_engines <- function(folds, intercept, scale, free) {
+# The primal engine of each fold: the other folds' moments merged
+# (`training`: those merged moments, when already at hand).
+fold_engines <- function(folds, intercept, scale, free, training = fold_training(folds)) {
+  lapply(training, primal_engine, intercept = intercept, scale = scale, free = free)
+}
+
+# The moments of each fold's training rows: the other folds' merged.
+fold_training <- function(folds) {
   lapply(seq_along(folds), function(k) {
     training <- Reduce(merge_moments, folds[-k])
     if (training$npos < 2L) {
       stop_arg("every fold's training rows must hold at least 2 observations of positive ",
                "weight; fold ", k, " leaves ", training$npos)
     }
-    primal_engine(training, intercept, scale, free)
+    training
   })
 }
 
@@ -112,32 +118,61 @@ heldout_block_paths <- function(rows, i, engines, lambda, classify, keep, unit, 
 # (its AUC is undefined: a warning names it, and when every fold is so, an
 # error says how to get folds with both classes).
 folds_table <- function(per_fold, lambda, df, classify, crit) {
-  fw <- matrix(vapply(per_fold, function(p) p$w[, 1L], numeric(length(lambda))), length(lambda))
-  used <- colSums(fw) > 0
-  per_fold <- per_fold[used]
-  fw <- fw[, used, drop = FALSE]
+  fw <- fold_weights(per_fold, length(lambda))
+  per_fold <- per_fold[attr(fw, "used")]
   nfold <- length(per_fold)
-  over_folds <- function(means, power = 0, weights = fw) {
-    # means in `unit`s, results in units of y; folds of weight 0 left out
-    means <- matrix(means, length(lambda))
-    means[weights == 0] <- 0
-    m <- rowSums(weights * means) / rowSums(weights)
-    se <- sqrt(rowSums(weights * (means - m)^2) / rowSums(weights) / (rowSums(weights > 0) - 1))
-    unit <- per_fold[[1L]]$unit %||% 1
-    list(from_unit(m, unit, power), from_unit(se, unit, power))
-  }
   stat <- function(k) {
-    over_folds(vapply(per_fold, function(p) p$mean[, k], numeric(length(lambda))),
-               per_fold[[1L]]$power[k])
+    s <- fold_stats(per_fold, fw, k)
+    list(s$mean[, 1L], s$se[, 1L])
   }
   cols <- criteria_columns(stat, classify, ncol(per_fold[[1L]]$mean) - 4L, crit)
   if (needs_values(crit)) {
     values <- matrix(vapply(per_fold, function(p) p$value[[1L]], numeric(length(lambda))),
                      length(lambda))
-    if (crit$name == "auc") check_auc_folds(values, which(used))
-    cols[paste0(crit$name, c("", "_se"))] <- over_folds(values, weights = fw * !is.na(values))
+    if (crit$name == "auc") check_auc_folds(values, which(attr(fw, "used")))
+    s <- over_folds(split(values, col(values)), fw * !is.na(values))
+    cols[paste0(crit$name, c("", "_se"))] <- list(s$mean[, 1L], s$se[, 1L])
   }
   tab <- data.frame(lambda = lambda, df = df, cols, n_na = 0, check.names = FALSE)
   attr(tab, "folds") <- nfold
   tab
+}
+
+# The folds' sums of weights at each lambda (lambdas x folds), those of
+# folds with weight only; attribute "used": which folds have weight.
+fold_weights <- function(per_fold, nl) {
+  fw <- matrix(vapply(per_fold, function(p) p$w[, 1L], numeric(nl)), nl)
+  used <- colSums(fw) > 0
+  structure(fw[, used, drop = FALSE], used = used)
+}
+
+# The mean over folds (weighted by the folds' sums of weights) and its
+# standard error over folds of the loss columns `k` of the folds' paths
+# (lambdas x length(k) each), in the units of y.
+fold_stats <- function(per_fold, fw, k) {
+  over_folds(lapply(per_fold, function(p) p$mean[, k, drop = FALSE]), fw,
+             per_fold[[1L]]$unit %||% 1, per_fold[[1L]]$power[k])
+}
+
+# `means`: one lambdas x columns matrix (or vector) per fold, in units of
+# `unit` raised to `power` (one per column), weighted by the folds' weights
+# `fw` (lambdas x folds; 0 leaves a fold out at that lambda).
+over_folds <- function(means, fw, unit = 1, power = 0) {
+  w <- split(fw, col(fw))
+  means <- Map(function(x, f) {
+    x <- as.matrix(x)
+    x[f == 0, ] <- 0   # (an NA of a fold left out counts nothing)
+    x
+  }, means, w)
+  total <- rowSums(fw)
+  m <- Reduce(`+`, Map(`*`, means, w)) / total
+  dev <- Map(function(x, f) f * (x - m)^2, means, w)
+  se <- sqrt(Reduce(`+`, dev) / total / (rowSums(fw > 0) - 1))
+  power <- rep_len(power, ncol(m))
+  for (p in unique(power)) {
+    at <- power == p
+    m[, at] <- from_unit(m[, at], unit, p)
+    se[, at] <- from_unit(se[, at], unit, p)
+  }
+  list(mean = m, se = se)
 }

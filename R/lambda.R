@@ -123,11 +123,15 @@ check_boundary <- function(extended, eng, lambda, index_min, crit) {
   found <- lapply(seq_along(cols), function(k) {
     beyond_grid(eng, extended, cols[k], isTRUE(crit$maximize), lambda, index_min[[k]])
   })
+  warn_boundary_found(found, index_min, length(lambda), isTRUE(crit$maximize))
+}
+
+# The warning of check_boundary() from what beyond_grid() found for each
+# selected lambda_min (named by response column when there are several).
+warn_boundary_found <- function(found, index_min, nlambda, maximize = FALSE) {
   hit <- !vapply(found, is.null, NA)
   if (!any(hit)) return(invisible())
-  if (length(cols) == 1L) {
-    return(warn_boundary(index_min[[1L]], length(lambda), found[[1L]], isTRUE(crit$maximize)))
-  }
+  if (length(found) == 1L) return(warn_boundary(index_min[[1L]], nlambda, found[[1L]], maximize))
   targets <- names(index_min)[hit]
   sure <- !vapply(found[hit], identical, NA, NA)
   warning(sprintf(paste0(
@@ -259,8 +263,9 @@ stack_lambdas <- function(parts, labels) {
 # component of fun(lambdas[t]) (vectors of one value per column likewise; a
 # vector of one value per row, such as 1 - h, becomes a matrix with a column
 # per response).
-at_lambdas <- function(lambdas, nt, fun) {
-  if (length(lambdas) == 1L) return(fun(lambdas))
+# A banded engine (bands.R) takes the response columns' lambdas at once.
+at_lambdas <- function(lambdas, nt, fun, engine = NULL) {
+  if (length(lambdas) == 1L || inherits(engine, "rlsc_banded")) return(fun(lambdas))
   out <- NULL
   for (l in unique(lambdas)) {
     cols <- which(lambdas == l)

@@ -38,7 +38,9 @@ check_fit_args <- function(args, data) {
   cv <- check_cv(args$cv, args$foldid, n, chunks,
                  strata = if (!chunks && resp$type == "classification") class_codes(coded$y))
   crit <- check_criterion(args$criterion, resp, cv$type)
-  crit <- check_per_response(args$per_response, crit, resp)
+  # banded ridge chooses per response column unless told otherwise
+  per_response <- if (!is.null(args$bands) && !"per_response" %in% given) TRUE else args$per_response
+  crit <- check_per_response(per_response, crit, resp)
   mode <- check_mode(args$mode, kernel, chunks)
   standardize <- check_flag(args$standardize, "standardize")
   keep_eigen <- check_flag(args$keep_eigen, "keep_eigen")
@@ -61,10 +63,12 @@ check_fit_args <- function(args, data) {
     data <- memory_data(x, coded$y, weights, cv$folds, resp, xnames, !is.null(colnames(x)))
   }
   data$template$class_weights <- class_weights
+  bands <- check_bands(args, xnames, if (chunks) data$template$assign else attr(args$x, "assign"),
+                       kernel, pf)
   spec <- list(intercept = intercept, nlambda = nlambda, lambda = lambda, cv = cv, crit = crit,
                mode = mode, standardize = standardize, keep_eigen = keep_eigen, kernel = kernel,
                calibration = calibration_folds > 0, calibration_folds = calibration_folds,
-               penalty_factor = pf, free = which(pf == 0))
+               penalty_factor = pf, free = which(pf == 0), bands = bands)
   list(spec = spec, data = data)
 }
 

@@ -211,6 +211,8 @@ from_unit <- function(v, unit, power) {
 path_outputs <- function(eng, data, lambda) {
   path <- engine_path(eng, data, lambda, keep = TRUE)
   n <- dim(path$loo)[1L]
-  list(fitted = matrix(path$fitted, n), loo = matrix(path$loo, n), omh = path$omh[, 1L],
+  # (1 - h of a banded fit differs by response column: n x T x L)
+  omh <- if (length(dim(path$omh)) == 3L) matrix(path$omh[, , 1L], n) else path$omh[, 1L]
+  list(fitted = matrix(path$fitted, n), loo = matrix(path$loo, n), omh = omh,
        n_na = path$n_na, y = path$y, weights = path$weights)
 }

@@ -31,6 +31,10 @@
 #'     how to keep the threads of parallel workers within the cores.}
 #'   \item{`rlsc.progress`}{`FALSE` turns off the progress bar of long kernel
 #'     fits in interactive sessions (default `TRUE`).}
+#'   \item{`rlsc.band_memory`}{Bytes that the engines of a batch of
+#'     candidates of a banded fit (`bands`) may take (default `5e8`): more
+#'     candidates per pass over the rows, or fewer; also the bound of the
+#'     session's cache of the engines that banded fits' methods rebuild.}
 #' }
 #'
 #' @references

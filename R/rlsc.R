@@ -181,6 +181,33 @@
 #'   the fitted and LOO values and the dual coefficients: \eqn{n L (3T + 1)}
 #'   numbers for \eqn{L} values of \eqn{\lambda} and \eqn{T} response
 #'   columns, fewer than \eqn{n^2} whenever \eqn{3 L T < n}.
+#' @param bands banded ridge: the group ("band") of each column of `x` (for
+#'   the formula method, of each term of the formula), as a vector (the
+#'   groups in the order of the factor's levels or of first appearance), or
+#'   a list of the column names or numbers of each group. Each group \eqn{g}
+#'   gets its own penalty weight \eqn{\gamma_g}: the model of a candidate
+#'   \eqn{\gamma} (non-negative, summing to 1) is ridge with penalty
+#'   \eqn{\lambda / \gamma_g} on the coefficients of group \eqn{g}, that is,
+#'   with group \eqn{g}'s columns scaled by \eqn{\sqrt{\gamma_g}};
+#'   \eqn{\gamma_g = 0} leaves the group out. Every candidate is scored at
+#'   every \eqn{\lambda} of one grid by exact LOO (or K-fold, `cv`,
+#'   `foldid`): one \eqn{d \times d} eigendecomposition per candidate (and
+#'   fold) of the Gram matrix formed once (\eqn{n \times n} in the dual
+#'   form), the candidates evaluated in batches, each in one pass over the
+#'   rows (memory per batch bounded by `options(rlsc.band_memory)`, bytes,
+#'   default `5e8`). With `per_response = TRUE` (the default when `bands` is
+#'   given) each response column keeps its best (candidate, \eqn{\lambda})
+#'   by its own squared error; with `per_response = FALSE` one pair for all
+#'   columns, by `criterion`. Not with a kernel or `penalty_factor`. See
+#'   `vignette("banded")` and [plot.rlsc_banded_fit()].
+#' @param band_weights the candidates: a matrix with one row per candidate
+#'   and one column per group (named by the groups, or in their order), rows
+#'   non-negative and summing to 1. By default `n_candidates` candidates as
+#'   himalaya's random search draws them: the equal weighting, each group
+#'   alone, then Dirichlet samples of concentrations 0.1 and 1 in turn
+#'   (reproducible under [set.seed()]).
+#' @param n_candidates the number of candidates drawn when `band_weights` is
+#'   not given.
 #' @param ... for the formula method, further arguments of the default method
 #'   (`lambda`, `kernel`, `criterion`, ...); for the default method, not used
 #'   (an error if given).
@@ -212,6 +239,16 @@
 #'     setting and \eqn{\lambda}, with the parameters as the first columns.
 #'     `lambda`, `df`, `cvm`, `path`, `lambda_min` and `lambda_1se` are those
 #'     of the chosen setting.}
+#'   Banded fits (`bands`, class `rlsc_banded_fit`) also have
+#'   \item{band_weights}{the chosen weights, groups x response columns.}
+#'   \item{band_candidates}{the candidates, one row per candidate.}
+#'   \item{band_index}{the chosen candidate of each response column.}
+#'   \item{band_scores}{the best criterion of each candidate (rows) for each
+#'     response column (columns; one column with `per_response = FALSE`).}
+#'   \item{bands}{the group of each column.}
+#'   With `per_response = TRUE` the columns `mse_*` of `path` are each
+#'   response column's criterion at its chosen candidate, `mse` their mean
+#'   and `df` the mean of their models' degrees of freedom.
 #' @seealso [loo_predict()], [predict.rlsc()], [coef.rlsc()], [plot.rlsc()]
 #' @references Rennie, J. D. M. (2004). Fast leave-one-out cross-validation for
 #'   regularized least squares classification.
@@ -241,7 +278,7 @@ rlsc.default <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRUE,
                          mode = c("auto", "primal", "dual"), standardize = FALSE,
                          keep_eigen = FALSE, cv = "loo", foldid = NULL, per_response = FALSE,
                          penalty_factor = NULL, class_weights = NULL, calibration_folds = 5,
-                         ...) {
+                         bands = NULL, band_weights = NULL, n_candidates = 100, ...) {
   call <- match.call()
   call[[1L]] <- as.name("rlsc")
   check_no_dots(...)
@@ -256,7 +293,8 @@ rlsc.rlsc_chunks <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRU
                              mode = c("auto", "primal", "dual"), standardize = FALSE,
                              keep_eigen = FALSE, cv = "loo", foldid = NULL,
                              per_response = FALSE, penalty_factor = NULL, class_weights = NULL,
-                             calibration_folds = 5, ...) {
+                             calibration_folds = 5, bands = NULL, band_weights = NULL,
+                             n_candidates = 100, ...) {
   call <- match.call()
   call[[1L]] <- as.name("rlsc")
   check_no_dots(...)

@@ -147,6 +147,8 @@ read_rows <- function(data, template) {
     rows$w <- rows$w * template$class_weights[class_codes(rows$y)]
   }
   if (!is.null(template$features)) rows$x <- feature_rows(template$features, rows$x)
+  # some response columns only (banded ridge: the targets of one candidate)
+  if (!is.null(template$ycols)) rows$y <- rows$y[, template$ycols, drop = FALSE]
   rows
 }
 

@@ -52,8 +52,8 @@ enum { LOSS_SQ, LOSS_ABS, LOSS_MIS, LOSS_FIT, NLOSS };
 typedef struct {
     int ntot, n, r, nt, nl, nstat, comp, cls, kp, lc;
     const int *prow;
-    const double *pb, *pq, *pr0, *py, *pw, *pom, *filt, *gall, *perp;
-    double unit;
+    const double *pb, *pq, *pr0, *py, *pw, *pom, *filt, *gall, *perp, *pg;
+    double unit, sign;
     double *omh, *fitted, *loo;
 } path_job;
 
@@ -89,7 +89,8 @@ static void merge_summary(const double *sum, double *acc_w, double *acc_mean, do
 /* Doubles of one thread's scratch for blocks of up to nb rows. */
 static size_t block_doubles(const path_job *job, int nb)
 {
-    size_t per_row = 2 * (size_t) job->r + (size_t) job->lc * (job->nt + 1) + job->nstat + 7;
+    size_t per_row = (job->gall ? 2 : 3) * (size_t) job->r + (size_t) job->lc * (job->nt + 1) +
+        job->nstat + 7;
     return (size_t) nb * per_row + 1;
 }
 
@@ -109,7 +110,7 @@ static void path_block(const path_job *job, int i0, int nb, double *scratch, int
     double *bb = scratch, *bsq = bb + (size_t) nb * r, *hb = bsq + (size_t) nb * r;
     double *fb = hb + (size_t) nb * lc, *loss = fb + (size_t) nb * lc * nt;
     double *wb = loss + (size_t) nb * nstat, *den = wb + nb, *rho = den + nb, *sq = rho + nb,
-        *ab = sq + nb, *fit = ab + nb, *best = fit + nb;
+        *ab = sq + nb, *fit = ab + nb, *best = fit + nb, *bs = best + nb;
     int *ok = iscratch, *ok_fit = ok + nb, *best_t = ok_fit + nb, *truth = best_t + nb;
 
     for (int i = 0; i < nb; i++) {
@@ -138,8 +139,17 @@ static void path_block(const path_job *job, int i0, int nb, double *scratch, int
             if (r > 0) {
                 F77_CALL(dgemm)("N", "N", &nb, &lcn, &r, &one, bsq, &nb,
                                 job->filt + (size_t) r * l, &r, &zero, hb, &nb FCONE FCONE);
-                F77_CALL(dgemm)("N", "N", &nb, &ncol, &r, &one, bb, &nb,
-                                job->gall + (size_t) r * nt * l, &r, &zero, fb, &nb FCONE FCONE);
+                if (job->gall) {
+                    F77_CALL(dgemm)("N", "N", &nb, &ncol, &r, &one, bb, &nb,
+                                    job->gall + (size_t) r * nt * l, &r, &zero, fb, &nb FCONE FCONE);
+                } else {   /* many responses: (B diag(filter)) g, one lambda at a time */
+                    for (int k = 0; k < r; k++) {
+                        double f = job->sign * job->filt[k + (size_t) r * l];
+                        for (int i = 0; i < nb; i++) bs[i + (size_t) nb * k] = f * bb[i + (size_t) nb * k];
+                    }
+                    F77_CALL(dgemm)("N", "N", &nb, &nt, &r, &one, bs, &nb, job->pg, &r, &zero, fb,
+                                    &nb FCONE FCONE);
+                }
             } else {
                 memset(hb, 0, sizeof(double) * (size_t) nb * lcn);
                 memset(fb, 0, sizeof(double) * (size_t) nb * ncol);
@@ -161,14 +171,14 @@ static void path_block(const path_job *job, int i0, int nb, double *scratch, int
             double *lt = loss + (size_t) nb * (NLOSS + t);
             for (int i = 0; i < nb; i++) {
                 size_t it = (size_t) (prow[i] - 1) + (size_t) ntot * t;
-                double yv = job->py[it] / job->unit;
                 double e = rho[i] * (job->pr0[it] / job->unit + fl[i]);
-                double el = ok[i] ? e / den[i] : NA_REAL;
-                double lv = yv - el;
+                double el = ok[i] ? e / den[i] : NA_REAL;   /* not e * (1 / den): den may be tiny */
                 sq[i] += el * el;
                 ab[i] += fabs(el);
                 fit[i] += e * e;
                 lt[i] = el * el;
+                if (!job->kp && !job->cls) continue;   /* y is needed for these only */
+                double yv = job->py[it] / job->unit, lv = yv - el;
                 if (job->kp) {
                     size_t at = (size_t) (i0 + i) + (size_t) job->n * (t + (size_t) nt * l);
                     job->fitted[at] = yv - e;
@@ -176,6 +186,8 @@ static void path_block(const path_job *job, int i0, int nb, double *scratch, int
                 }
                 if (t == 0 || lv > best[i]) { best[i] = lv; best_t[i] = t; }
             }
+            /* while the column's losses are in cache */
+            block_summary(lt, ok, wb, nb, sum + 3 * (l + (size_t) nl * (NLOSS + t)));
         }
         if (job->perp) {   /* the part of each row's error that no lambda changes */
             for (int i = 0; i < nb; i++) {
@@ -196,7 +208,7 @@ static void path_block(const path_job *job, int i0, int nb, double *scratch, int
             }
             loss[i + (size_t) nb * LOSS_MIS] = wrong;
         }
-        for (int s = 0; s < nstat; s++)
+        for (int s = 0; s < NLOSS; s++)
             block_summary(loss + (size_t) nb * s, s == LOSS_FIT ? ok_fit : ok, wb, nb,
                           sum + 3 * (l + (size_t) nl * s));
     }
@@ -242,17 +254,21 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
 
     const double *pv = REAL(values), *pg = REAL(g), *pl = REAL(lambda);
 
-    /* the filters phi_k(lambda_l) (r x L) and their products with g (r x T x L) */
+    /* the filters phi_k(lambda_l) (r x L) and their products with g (r x T x L);
+       with many responses no such products: each block scales its rows by
+       the filter instead, one lambda at a time (the same flops, without
+       r x T x L numbers to write and read) */
     size_t lt = (size_t) nl * nt;
+    int by_lambda = nt >= 32;
     double *filt = (double *) R_alloc((size_t) r * nl + 1, sizeof(double));
-    double *gall = (double *) R_alloc((size_t) r * lt + 1, sizeof(double));
+    double *gall = by_lambda ? NULL : (double *) R_alloc((size_t) r * lt + 1, sizeof(double));
     for (int l = 0; l < nl; l++)
         for (int k = 0; k < r; k++) {
             double den = pv[k] + pl[l];
             filt[k + (size_t) r * l] = den > 0.0 ? (comp ? pl[l] : 1.0) / den : 0.0;
         }
     double sign = comp ? 1.0 : -1.0;
-    for (int l = 0; l < nl; l++)
+    for (int l = 0; l < (by_lambda ? 0 : nl); l++)
         for (int t = 0; t < nt; t++)
             for (int k = 0; k < r; k++)
                 gall[k + (size_t) r * (t + (size_t) nt * l)] =
@@ -283,10 +299,10 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
        rest */
     int nb_max = rlsc_parallel_block_rows(n, 8.0 / 3.0 * r + 16);
     int lc = (int) (BLOCK_DOUBLES / 4 / ((double) nb_max * (nt + 1)));
-    lc = lc < 1 ? 1 : lc > nl ? (nl > 0 ? nl : 1) : lc;
+    lc = lc < 1 || by_lambda ? 1 : lc > nl ? (nl > 0 ? nl : 1) : lc;
     path_job job = {ntot, n, r, nt, nl, nstat, comp, cls, kp, lc, prow, REAL(basis), REAL(q),
                     REAL(r0), REAL(y), REAL(w), REAL(omega), filt, gall,
-                    isNull(perp) ? NULL : REAL(perp), REAL(unit)[0], kp ? REAL(omh) : NULL,
+                    isNull(perp) ? NULL : REAL(perp), pg, REAL(unit)[0], sign, kp ? REAL(omh) : NULL,
                     kp ? REAL(fitted) : NULL, kp ? REAL(loo) : NULL};
 
     /* the blocks (their size depends on the problem only), computed in
