@@ -40,11 +40,16 @@ map_chunks <- function(src, fun, merge, ..., progress = NULL, what = "reading") 
   parts <- if (!parallel) {
     lapply(tasks, function(idx) do.call(run_task, c(list(idx), args)))
   } else {
+    # The arguments travel in an environment, as values: future.apply scans
+    # arguments given as such for globals as if they were code, so the terms
+    # of a formula template (y ~ x + g) would ship the caller's objects named
+    # y, x and g; an environment is not scanned.  (A read() written at the
+    # top level gets its own globals from portable_reader().)
+    job <- list2env(args, parent = emptyenv())
     tryCatch(
-      do.call(future.apply::future_lapply,
-              c(list(tasks, run_task), args,
-                list(future.seed = NULL, future.packages = "rlsc", future.chunk.size = 1L,
-                     future.label = "rlsc-task-%d"))),
+      future.apply::future_lapply(tasks, run_job, job = job, future.seed = NULL,
+                                  future.packages = "rlsc", future.chunk.size = 1L,
+                                  future.label = "rlsc-task-%d"),
       error = function(e) {
         if (inherits(e, "rlsc_chunk_error")) stop(e)
         stop_arg("a worker failed while ", what, " ", failed_chunks(e, tasks, chunks), ": ",
@@ -54,9 +59,12 @@ map_chunks <- function(src, fun, merge, ..., progress = NULL, what = "reading") 
   Reduce(merge, parts)
 }
 
-# A read() defined in the global environment refers to objects there that
-# the workers do not have: give it an environment of its own holding them.
+# read() as it travels to the workers: without its source reference (whose
+# srcfile holds the whole file it was written in), and, when defined in the
+# global environment, which the workers do not have, with an environment of
+# its own holding the objects it refers to there.
 portable_reader <- function(read) {
+  attr(read, "srcref") <- NULL
   if (!identical(environment(read), globalenv()) || !requireNamespace("globals", quietly = TRUE)) {
     return(read)
   }
@@ -67,12 +75,15 @@ portable_reader <- function(read) {
 
 # The chunks of the task a future error names (by its label), for messages.
 failed_chunks <- function(e, tasks, chunks) {
-  task <- as.integer(sub(".*rlsc-task-([0-9]+).*", "\\1", conditionMessage(e)))
-  if (is.na(task) || task > length(tasks)) return("the chunks")
+  label <- regmatches(conditionMessage(e), regexpr("rlsc-task-[0-9]+", conditionMessage(e)))
+  task <- as.integer(sub("rlsc-task-", "", label))
+  if (!length(task) || task > length(tasks)) return("the chunks")
   idx <- tasks[[task]]
   paste0("chunk(s) ", paste(idx, collapse = ", "), " (",
          paste(vapply(chunks[idx], describe_chunk, ""), collapse = ", "), ")")
 }
+
+run_job <- function(idx, job) do.call(run_task, c(list(idx), as.list(job, all.names = TRUE)))
 
 # One task: fun() over the chunks `idx`, merged as it goes (on a worker, with
 # `threads` threads).
