@@ -51,12 +51,15 @@ path_table <- function(path, lambda, classify, crit) {
 # one per fold for K-fold), each with kept outputs: its LOO (or held-out)
 # values, y and weights.  Lambdas go in batches so that no more than about
 # 1e7 values exist at once; each batch is a pass over the data.
-value_criterion <- function(run, lambda, nrows, nt, crit) {
+value_criterion <- function(run, lambda, nrows, nt, crit, part_name = NULL) {
   batch <- max(1L, floor(1e7 / (max(nrows, 1) * nt)))
   out <- NULL
   for (b in split(seq_along(lambda), ceiling(seq_along(lambda) / batch))) {
     parts <- run(lambda[b])
-    if (is.null(out)) out <- lapply(parts, function(p) matrix(NA_real_, length(lambda), 2L))
+    if (is.null(out)) {
+      if (crit$name == "auc") check_auc_classes(parts, crit$classes, part_name)
+      out <- lapply(parts, function(p) matrix(NA_real_, length(lambda), 2L))
+    }
     for (k in seq_along(parts)) {
       part <- parts[[k]]
       w <- part$weights
@@ -89,6 +92,28 @@ user_criterion <- function(fun, y, pred, w) {
   value
 }
 
+# The AUC compares the two classes: every part (the rows for leave-one-out,
+# each fold's held-out rows for K-fold; `part_name(k)` names part k, NULL for
+# one part) must hold both among its rows of positive weight.  A part without
+# weight is no part (no fold).
+check_auc_classes <- function(parts, classes, part_name = NULL) {
+  for (k in seq_along(parts)) {
+    w <- parts[[k]]$weights
+    if (!any(w > 0)) next
+    found <- unique(decode_classes(parts[[k]]$y[w > 0, , drop = FALSE], classes))
+    if (length(found) == 1L) {
+      class <- sQuote(as.character(found), FALSE)
+      if (is.null(part_name)) {
+        stop_arg("`criterion` = \"auc\" needs both classes among the rows of positive weight: all ",
+                 sum(w > 0), " are of class ", class)
+      }
+      stop_arg("`criterion` = \"auc\" needs both classes in the held-out rows of every fold: ",
+               part_name(k), "'s ", sum(w > 0), " rows of positive weight are all of class ", class,
+               ", so its AUC is undefined; choose folds that hold both classes")
+    }
+  }
+}
+
 # The weighted AUC of scores for the positive class, ties counted half, and
 # Hanley and McNeil's (1982) standard error from the counts of each class.
 auc_with_se <- function(score, positive, w) {
@@ -106,14 +131,15 @@ auc_with_se <- function(score, positive, w) {
   n0 <- sum(!positive)
   q1 <- a / (2 - a)
   q2 <- 2 * a^2 / (1 + a)
-  c(a, sqrt((a * (1 - a) + (n1 - 1) * (q1 - a^2) + (n0 - 1) * (q2 - a^2)) / (n1 * n0)))
+  # (the terms are non-negative; at a = 1 their sum rounds to -eps)
+  c(a, sqrt(max(a * (1 - a) + (n1 - 1) * (q1 - a^2) + (n0 - 1) * (q2 - a^2), 0) / (n1 * n0)))
 }
 
 
 # The validation table of an engine over `lambda`: leave-one-out (and GCV)
 # from its path over the data, or K-fold from the fold engines (`folds`: a
 # list of primal engines, or a function building fold k's dual engine).
-validation_table <- function(eng, data, lambda, crit, folds = NULL, nfold = NULL) {
+validation_table <- function(eng, data, lambda, crit, folds = NULL, nfold = NULL, labels = NULL) {
   classify <- data$resp$type == "classification"
   nt <- ncol(data$resp$y0)
   nrows <- sum(data$counts$n) %||% 0
@@ -130,7 +156,7 @@ validation_table <- function(eng, data, lambda, crit, folds = NULL, nfold = NULL
   per_fold <- kfold_paths(folds, data, lambda, classify, FALSE, nfold)
   if (needs_values(crit)) {
     values <- value_criterion(function(l) kfold_paths(folds, data, l, classify, TRUE, nfold),
-                              lambda, nrows, nt, crit)
+                              lambda, nrows, nt, crit, function(k) fold_name(k, labels))
     for (k in seq_along(per_fold)) per_fold[[k]]$value <- values[[k]]
   }
   folds_table(per_fold, lambda, model_df(eng, lambda), classify, crit)

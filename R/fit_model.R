@@ -105,7 +105,7 @@ feature_search <- function(data, spec) {
 primal_build <- function(data, spec, standardize, penalty_factor) {
   nfold <- if (spec$cv$type == "kfold") spec$cv$K
   mom <- map_rows(data, chunk_moments, merge_moments, intercept = spec$intercept, nfold = nfold,
-                  what = "reading (pass 1)")
+                  kfold = !is.null(nfold), what = "reading (pass 1)")
   folds <- mom$folds
   if (!is.null(nfold)) mom <- merge_folds(mom)
   check_counts(mom$nrows, mom$npos)
@@ -118,7 +118,9 @@ primal_build <- function(data, spec, standardize, penalty_factor) {
   sd <- if (standardize) scale_from_moments(mom)
   scale <- column_multiplier(sd, penalty_factor)
   list(engine = primal_engine(mom, spec$intercept, scale, spec$free), data = data,
-       folds = if (!is.null(nfold)) fold_engines(folds, spec$intercept, scale, spec$free),
+       folds = if (!is.null(nfold)) {
+         fold_engines(folds, spec$intercept, scale, spec$free, spec$cv$labels)
+       },
        npos = mom$npos, sd = sd)
 }
 
@@ -135,7 +137,7 @@ dual_build <- function(kernel, data, spec, sd) {
       train$w <- rows$w * (label != k)
       if (sum(train$w > 0) < 2L) {
         stop_arg("every fold's training rows must hold at least 2 observations of positive ",
-                 "weight; fold ", k, " leaves ", sum(train$w > 0))
+                 "weight; ", fold_name(k, spec$cv$labels), " leaves ", sum(train$w > 0))
       }
       dual_engine(kernel, train, spec$intercept, scale)
     }
@@ -236,7 +238,7 @@ grid_table <- function(built, spec, what) {
   repeat {
     probes <- setdiff(beyond_probes(eng, lambda), lambda)
     extended <- validation_table(eng, built$data, c(lambda, probes), spec$crit, built$folds,
-                                 spec$cv$K)
+                                 spec$cv$K, spec$cv$labels)
     path <- extended[seq_along(lambda), ]
     defined <- path$n_na == 0
     if (!all(is.finite(path$mse[defined]))) {

@@ -37,13 +37,16 @@ fold_rows <- function(rows, take) {
   list(x = take_rows(rows$x, take), y = take_rows(rows$y, take), w = rows$w[take])
 }
 
+# Fold k as messages name it: by its label in `foldid` when given.
+fold_name <- function(k, labels = NULL) paste("fold", if (is.null(labels)) k else labels[k])
+
 # The primal engine of each fold: the other folds' moments merged.
-fold_engines <- function(folds, intercept, scale, free) {
+fold_engines <- function(folds, intercept, scale, free, labels = NULL) {
   lapply(seq_along(folds), function(k) {
     training <- Reduce(merge_moments, folds[-k])
     if (training$npos < 2L) {
       stop_arg("every fold's training rows must hold at least 2 observations of positive ",
-               "weight; fold ", k, " leaves ", training$npos)
+               "weight; ", fold_name(k, labels), " leaves ", training$npos)
     }
     primal_engine(training, intercept, scale, free)
   })

@@ -108,3 +108,45 @@ test_that("a criterion function that fails or returns the wrong length is a clea
   expect_error(rlsc(d$x, d$y, criterion = function(y, pred, weights) stop("boom")),
                "the `criterion` function failed: boom")
 })
+
+test_that("AUC with a fold of one class names the fold, not the lambda grid (issue 27)", {
+  d <- make_data(60, 3, seed = 316)
+  y <- factor(rep(c("a", "b"), 30))
+  folds <- rep(2:3, each = 2, length.out = 60)
+  folds[1:20][y[1:20] == "a"] <- 1   # fold 1 holds only class a
+  msg <- paste0("^`criterion` = \"auc\" needs both classes in the held-out rows of every fold: fold 1's 10 ",
+                "rows of positive weight are all of class 'a', so its AUC is undefined; choose folds that ",
+                "hold both classes$")
+  expect_error(rlsc(d$x, y, criterion = "auc", foldid = folds), msg)
+  # by its label; dual and chunked alike
+  expect_error(rlsc(d$x, y, criterion = "auc", foldid = c("p", "q", "r")[folds]), "fold p's 10 rows")
+  expect_error(rlsc(d$x, y, criterion = "auc", foldid = folds, kernel = kernel_rbf(2)), msg)
+  expect_error(rlsc(chunk_matrix(d$x, y, chunk_rows = 25, foldid = folds), criterion = "auc", cv = 3), msg)
+  # a fold of one class whose rows all weigh 0 is no fold: no error
+  w <- ifelse(folds == 1, 0, 1)
+  fit <- rlsc_short(d$x, y, weights = w, criterion = "auc", foldid = folds, lambda = c(10, 1))
+  expect_identical(fit$cv, 2L)
+  # leave-one-out: one class among the rows of positive weight
+  expect_error(rlsc(d$x, y, criterion = "auc", weights = as.numeric(y == "b")),
+               "^`criterion` = \"auc\" needs both classes among the rows of positive weight: all 30 are of class 'b'$")
+})
+
+test_that("per_response with many targets at an end of the grid: one warning saying how many (issue 27)", {
+  set.seed(317)
+  x <- matrix(rnorm(60 * 4), 60)
+  y <- matrix(rnorm(60 * 400), 60, dimnames = list(NULL, sprintf("t%03d", 1:400)))
+  warnings <- character()
+  fit <- withCallingHandlers(rlsc(x, y, per_response = TRUE), warning = function(w) {
+    warnings <<- c(warnings, conditionMessage(w))
+    invokeRestart("muffleWarning")
+  })
+  expect_length(warnings, 1L)
+  at_end <- names(fit$lambda_min)[fit$index_min %in% c(1L, length(fit$lambda))]
+  expect_gt(length(at_end), 100)
+  expect_match(warnings, paste0("^`lambda_min` of [0-9]+ response column\\(s\\) \\(",
+                                paste0("`", at_end[1:5], "`", collapse = ", "), " and [0-9]+ more\\) is at an end"))
+  # (the count: those of them whose criterion keeps decreasing beyond their end)
+  n <- as.integer(sub("^`lambda_min` of ([0-9]+) .*", "\\1", warnings))
+  expect_lte(n, length(at_end))
+  expect_gt(n, 0)
+})
