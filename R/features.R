@@ -299,7 +299,8 @@ evaluation_map <- function(map) {
 coef.rlsc_features_fit <- function(object, lambda = object$lambda_min, ...) {
   check_no_dots(...)
   validate_rlsc(object)
-  cf <- engine_coef(object$engine, lambda_value(object, lambda))
+  cf <- at_lambdas(lambda_value(object, lambda), ncol(object$y),
+                   function(l) engine_coef(object$engine, l))
   prefix <- if (object$features$type == "nystrom") "z" else "phi"
   coef_matrix(object, cf$intercept, cf$coef, paste0(prefix, seq_len(nrow(cf$coef))))
 }

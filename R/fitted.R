@@ -34,7 +34,8 @@ residuals.rlsc <- function(object, lambda = object$lambda_min, ...) {
 fit_outputs <- function(object, lambda) {
   validate_rlsc(object)
   l <- lambda_value(object, lambda)
-  out <- at_lambdas(l, ncol(object$y), function(l) path_outputs(object$engine, object$data, l))
+  out <- at_lambdas(l, ncol(object$y), function(l) path_outputs(object$engine, object$data, l),
+                    rows = "omh")
   names <- list(object$rownames, response_names(object))
   dimnames(out$fitted) <- dimnames(out$loo) <- names
   out$lambda <- l

@@ -177,27 +177,31 @@ lambda_value <- function(object, lambda) {
   if (length(hit)) grid[hit[1L]] else as.double(lambda)
 }
 
-# fun(lambda) at each response column's own lambda: column t of every
-# component of fun(lambdas[t]) (vectors of one value per column likewise; a
-# vector of one value per row, such as 1 - h, becomes a matrix with a column
-# per response).
-at_lambdas <- function(lambdas, nt, fun) {
+# fun(lambda) at each response column's own lambda: of each component that
+# depends on lambda, column t of a matrix with a column per response (T of
+# them), element t of a vector of one value per response column, or, for a
+# vector of one value per row such as 1 - h (or one named in `rows`, where a
+# row count equals T), column t of a matrix with a column per response; a
+# count (one number) the largest.  Components that do not depend on lambda
+# (the rows' weights, the engine's shift) stay as they are.
+at_lambdas <- function(lambdas, nt, fun, rows = character()) {
   if (length(lambdas) == 1L) return(fun(lambdas))
-  out <- NULL
-  for (l in unique(lambdas)) {
-    cols <- which(lambdas == l)
-    part <- fun(l)
-    if (is.null(out)) out <- part
-    for (k in names(part)) {
-      v <- part[[k]]
-      if (is.matrix(v) && ncol(v) == nt) {
-        out[[k]][, cols] <- v[, cols]
-      } else if (is.null(dim(v)) && length(v) == nt) {
-        out[[k]][cols] <- v[cols]
-      } else if (is.null(dim(v)) && length(v) > 1L) {
-        if (!is.matrix(out[[k]])) out[[k]] <- matrix(out[[k]], length(v), nt)
-        out[[k]][, cols] <- v
-      }
+  values <- unique(lambdas)
+  parts <- lapply(values, fun)
+  of <- match(lambdas, values)   # the part of each response column
+  out <- parts[[1L]]
+  for (k in names(out)) {
+    v <- lapply(parts, `[[`, k)
+    if (all(vapply(v, identical, NA, v[[1L]]))) next
+    first <- v[[1L]]
+    if (is.matrix(first) && ncol(first) == nt) {
+      for (t in seq_len(nt)) out[[k]][, t] <- v[[of[t]]][, t]
+    } else if (is.null(dim(first)) && length(first) == nt && !k %in% rows) {
+      for (t in seq_len(nt)) out[[k]][t] <- v[[of[t]]][t]
+    } else if (is.null(dim(first)) && length(first) == 1L) {
+      out[[k]] <- max(unlist(v))
+    } else {
+      out[[k]] <- vapply(of, function(j) v[[j]], first)
     }
   }
   out
