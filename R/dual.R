@@ -140,7 +140,13 @@ kernel_origin <- function(kernel, x, y, w, intercept) {
   moved <- (kernel$name == "linear" && intercept && !is_sparse(x)) || kernel$name == "rbf"
   columns <- kernel$name %in% c("linear", "rbf")
   mom <- block_moments(if (columns) x else matrix(0, nrow(x), 0L), y, w, intercept, gram = FALSE)
-  list(shift = if (moved) mom$shift, center = if (moved) mom$xbar, yshift = mom$yshift,
+  origin <- mom
+  if (kernel$name == "rbf" && !intercept) {
+    # raw moments have no shift, but RBF distances do not depend on the
+    # origin: without moving the rows a common offset cancels their digits
+    origin <- block_moments(x, y, w, TRUE, gram = FALSE)
+  }
+  list(shift = if (moved) origin$shift, center = if (moved) origin$xbar, yshift = mom$yshift,
        ybar = mom$ybar, mom = mom)
 }
 
