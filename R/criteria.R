@@ -15,13 +15,18 @@ criteria_columns <- function(stat, classify, nt, crit) {
   cols[c("mse", "mse_se")] <- stat(1L)
   cols[c("mae", "mae_se")] <- stat(2L)
   cols[c("misclass", "misclass_se")] <- if (classify) stat(3L) else list(NA_real_, NA_real_)
-  if (isTRUE(crit$per_response)) {
-    for (t in seq_len(nt)) {
-      cols[paste0("mse_", crit$responses[t], c("", "_se"))] <- stat(4L + t)
-    }
+  if (isTRUE(crit$per_response)) {   # (one list, not a list grown column by column)
+    per <- unlist(lapply(seq_len(nt), function(t) stat(4L + t)), recursive = FALSE)
+    names(per) <- paste0("mse_", rep(crit$responses, each = 2L), c("", "_se"))
+    cols <- c(cols, per)
   }
   cols
 }
+
+# A validation table from its columns (single values repeated down the
+# rows): data.frame() checks each column at a cost that thousands of response
+# columns feel.
+validation_frame <- function(cols, nl) list2DF(lapply(cols, rep_len, nl), nl)
 
 # The leave-one-out table of a path: losses averaged over the observations of
 # positive weight, NA where a LOO value is undefined; the training residuals'
@@ -41,8 +46,8 @@ path_table <- function(path, lambda, classify, crit) {
     cols$gcv <- path$npos * rss / (path$npos - path$df)^2
     cols$gcv_se <- NA_real_
   }
-  data.frame(lambda = lambda, df = path$df, cols, rss = rss, n_na = path$n_na,
-             check.names = FALSE)
+  validation_frame(c(list(lambda = lambda, df = path$df), cols, list(rss = rss, n_na = path$n_na)),
+                   length(lambda))
 }
 
 # A criterion of the predictions themselves at each lambda: the AUC (with

@@ -109,7 +109,7 @@ folds_table <- function(per_fold, lambda, df, classify, crit) {
     cols[paste0(crit$name, c("", "_se"))] <-
       over_folds(vapply(per_fold, function(p) p$value[[1L]], numeric(length(lambda))))
   }
-  tab <- data.frame(lambda = lambda, df = df, cols, n_na = 0, check.names = FALSE)
+  tab <- validation_frame(c(list(lambda = lambda, df = df), cols, list(n_na = 0)), length(lambda))
   attr(tab, "folds") <- nfold
   tab
 }

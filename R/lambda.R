@@ -46,9 +46,8 @@ select_lambda <- function(cvm, cvsd, tiebreak = NULL, maximize = FALSE) {
 # response column (named) with per_response = TRUE.
 select_fit <- function(path, crit) {
   if (isTRUE(crit$per_response)) {
-    sel <- lapply(crit$responses, function(r) {
-      select_lambda(path[[paste0("mse_", r)]], path[[paste0("mse_", r, "_se")]])
-    })
+    cols <- paste0("mse_", crit$responses)
+    sel <- Map(select_lambda, path[cols], path[paste0(cols, "_se")])
     pick <- function(k) stats::setNames(vapply(sel, `[[`, 1L, k), crit$responses)
     return(list(index_min = pick("index_min"), index_1se = pick("index_1se")))
   }
@@ -64,15 +63,16 @@ select_fit <- function(path, crit) {
 # when the criterion does not decrease there (or lambda_min is inside the
 # grid); the best lambda beyond, its criterion and the criterion at
 # lambda_min when it does; NA when nothing beyond can be evaluated
-# accurately.  `column` is the criterion's column (negated when maximized).
-beyond_grid <- function(eng, extended, column, maximize, lambda, index) {
+# accurately.  `values` is the criterion's column of `extended` (negated when
+# maximized); `probe` the lambdas probed past that end, when known.
+beyond_grid <- function(eng, extended, values, maximize, lambda, index,
+                        probe = probe_lambdas(eng, lambda[index], index == 1L)) {
   nl <- length(lambda)
   if (nl < 2L || !index %in% c(1L, nl) || lambda[index] == 0 || !length(eng$values)) return(NULL)
   edge <- lambda[index]
-  probe <- probe_lambdas(eng, edge, index == 1L)
   at <- match(c(edge, probe), extended$lambda)
   if (!length(probe) || anyNA(at)) return(NA)
-  crit <- extended[[column]][at] * if (maximize) -1 else 1
+  crit <- values[at] * if (maximize) -1 else 1
   best <- which.min(crit[-1L])
   if (!length(best) || !(crit[best + 1L] < crit[1L] - 1e-8 * abs(crit[1L]))) return(NULL)
   sign <- if (maximize) -1 else 1
@@ -99,8 +99,16 @@ beyond_probes <- function(eng, lambda) {
 check_boundary <- function(extended, eng, lambda, index_min, crit) {
   per_response <- isTRUE(crit$per_response)
   cols <- if (per_response) paste0("mse_", names(index_min)) else crit$name
+  # each end's probes once, and the columns at once (not one name lookup
+  # per column: thousands of response columns)
+  ends <- list(probe_lambdas(eng, lambda[1L], TRUE))
+  ends[[2L]] <- if (lambda[length(lambda)] > 0) probe_lambdas(eng, lambda[length(lambda)], FALSE)
+  values <- extended[cols]
   found <- lapply(seq_along(cols), function(k) {
-    beyond_grid(eng, extended, cols[k], isTRUE(crit$maximize), lambda, index_min[[k]])
+    i <- index_min[[k]]
+    if (!i %in% c(1L, length(lambda))) return(NULL)
+    beyond_grid(eng, extended, values[[k]], isTRUE(crit$maximize), lambda, i,
+                probe = ends[[if (i == 1L) 1L else 2L]])
   })
   hit <- !vapply(found, is.null, NA)
   if (!any(hit)) return(invisible())

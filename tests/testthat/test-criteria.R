@@ -83,6 +83,18 @@ test_that("per_response chooses each column's lambda, as separate fits do", {
   cls <- rlsc_short(iris[, 1:4], iris$Species, per_response = TRUE)
   expect_named(cls$lambda_min, levels(iris$Species))
   expect_s3_class(predict(cls, iris[1:3, 1:4], type = "class"), "factor")
+  # each column at its own lambda: probabilities, predictions over chunks and
+  # the coefficients of a feature kernel (issue 27)
+  prob <- predict(cls, iris[1:3, 1:4], type = "prob")
+  expect_equal(unname(rowSums(prob)), rep(1, 3), tolerance = 1e-12)
+  expect_equal(unname(predict(fit, chunk_matrix(d$x, d$y, chunk_rows = 20))), unname(predict(fit, d$x)),
+               tolerance = 1e-12)
+  ny <- nystrom(kernel_rbf(2), landmarks = d$x[1:6, ])
+  nf <- rlsc_short(d$x, d$y, per_response = TRUE, kernel = ny)
+  for (j in 1:3) {
+    one <- rlsc_short(d$x, d$y[, j], kernel = ny, lambda = nf$lambda)
+    expect_equal(unname(coef(nf)[, j]), unname(coef(one, nf$lambda_min[[j]])), tolerance = 1e-10)
+  }
 })
 
 test_that("class_weights multiply the observation weights", {
