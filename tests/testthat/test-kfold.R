@@ -143,12 +143,15 @@ test_that("foldid and cv must agree, on every source (issue 27)", {
   d <- make_data(24, 2, seed = 307)
   folds <- rep(1:3, 8)
   expect_error(rlsc(d$x, d$y, foldid = folds, cv = "gcv"),
-               "^`cv` and `foldid` disagree: `foldid` asks for K-fold cross-validation over its 3 folds, `cv` is \"gcv\"")
-  expect_error(rlsc(d$x, d$y, foldid = folds, cv = 4), "over its 3 folds, `cv` is 4; give one of them \\(or `cv` = 3\\)$")
+               paste0("^`cv` and `foldid` disagree: `foldid` asks for K-fold cross-validation over ",
+                      "its 3 folds, `cv` is \"gcv\""))
+  expect_error(rlsc(d$x, d$y, foldid = folds, cv = 4),
+               "over its 3 folds, `cv` is 4; give one of them \\(or `cv` = 3\\)$")
   expect_identical(rlsc_short(d$x, d$y, foldid = folds, cv = 3)$cv, 3L)
   # folds from the chunks need cv = K
   src <- chunk_matrix(d$x, d$y, chunk_rows = 7, foldid = folds)
-  expect_error(rlsc(src), "read\\(\\) gives `foldid`, which asks for K-fold cross-validation over the chunks' folds: give `cv` = K")
+  expect_error(rlsc(src), paste0("read\\(\\) gives `foldid`, which asks for K-fold cross-validation ",
+                                 "over the chunks' folds: give `cv` = K"))
   expect_same_fit(rlsc_short(src, cv = 3), rlsc_short(d$x, d$y, foldid = folds))
   # a formula takes the folds from a column, in memory and in chunks
   df <- data.frame(y = d$y, a = d$x[, 1], b = d$x[, 2], f = folds)
