@@ -20,8 +20,10 @@ ENGINE_CMDS := /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/slurmdbd /usr/sbin
 CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
              _R_CHECK_SYSTEM_CLOCK_=false NOT_CRAN=true RLSC_OPENBLAS=$(CURDIR)/.deps/openblas
 
-.PHONY: deps install demo readme test test-openblas unit check test-engines bench-engines valgrind sanitize fuzz bench bench-kernel bench-scale bench-kfold \
-        bench-peers bench-eigen bench-threads bench-banded bench-deps docs clean site-deps site site-check coverage lint
+.PHONY: deps install demo readme test test-openblas unit check test-engines bench-engines valgrind sanitize \
+        sanitize-build fuzz fuzz-native combinations bench bench-kernel bench-scale bench-kfold bench-peers \
+        bench-eigen bench-threads bench-banded bench-per-response bench-deps docs clean site-deps site \
+        site-check coverage lint
 
 deps:
 	@if ! command -v pandoc >/dev/null || ! command -v qpdf >/dev/null || \
@@ -99,7 +101,8 @@ bench-engines: deps
 # The test suite under valgrind: no invalid read or write, no definitely lost
 # memory.  Installs into a private library (never the site library) and
 # installs valgrind from Debian if it is missing.  Takes about 6 minutes (the
-# fuzz test runs 60 of its problems there, not 300).
+# fuzz test runs 60 of its problems there, not 200, and the combination
+# matrix 40 random cells, not its pairs).
 # Only definite leaks count as errors: cli's timer thread (loaded by testthat)
 # leaves 336 bytes "possibly lost" that are not this package's, and
 # scripts/valgrind.supp suppresses fontconfig's font caches (the png() test).
@@ -111,7 +114,8 @@ valgrind: deps
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind; }
 	mkdir -p $(VALGRIND_LIB)
 	$(R) CMD INSTALL --preclean --no-multiarch -l $(VALGRIND_LIB) .
-	cd tests && R_LIBS=$(VALGRIND_LIB) NOT_CRAN=true RLSC_FUZZ_CASES=60 $(R) -d "$(VALGRIND)" --vanilla -f testthat.R \
+	cd tests && R_LIBS=$(VALGRIND_LIB) NOT_CRAN=true RLSC_FUZZ_CASES=60 RLSC_COMBINATIONS=40 \
+	  $(R) -d "$(VALGRIND)" --vanilla -f testthat.R \
 	  > ../valgrind.log 2>&1 || { tail -n 40 ../valgrind.log; echo "valgrind: FAILED, see valgrind.log"; exit 1; }
 	@grep -a -E 'ERROR SUMMARY|definitely lost|Invalid (read|write)|\[ FAIL' valgrind.log
 	@echo "valgrind: OK (no errors, see valgrind.log)"
@@ -125,16 +129,23 @@ valgrind: deps
 # About a minute; the compiler's sanitizer runtimes come with gcc.
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer
 SAN_LIB   := $(CURDIR)/sanitize-lib
-sanitize: deps
+SAN_RUN   := LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" \
+             ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+             R_LIBS=$(SAN_LIB) NOT_CRAN=true
+# (the build is remade only when the package's sources are newer than it)
+SAN_BUILT := $(SAN_LIB)/$(PKG)/DESCRIPTION
+sanitize-build: deps $(SAN_BUILT)
+$(SAN_BUILT): $(wildcard R/*.R src/*.c src/*.h src/Makevars) DESCRIPTION NAMESPACE
 	@test -e "$$(gcc -print-file-name=libasan.so)" || { apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libasan8 libubsan1; }
 	mkdir -p $(SAN_LIB)
 	printf 'CFLAGS = -g -O1 $(SAN_FLAGS)\nLDFLAGS = $(SAN_FLAGS)\n' > $(SAN_LIB)/Makevars
 	R_MAKEVARS_USER=$(SAN_LIB)/Makevars $(R) CMD INSTALL --preclean --clean --no-test-load --no-multiarch \
 	  -l $(SAN_LIB) .
-	cd tests && LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" \
-	  ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  R_LIBS=$(SAN_LIB) NOT_CRAN=true $(R) --vanilla -f testthat.R > ../sanitize.log 2>&1 || \
+	touch $@
+
+sanitize: sanitize-build
+	cd tests && $(SAN_RUN) $(R) --vanilla -f testthat.R > ../sanitize.log 2>&1 || \
 	  { tail -n 40 ../sanitize.log; echo "sanitize: FAILED, see sanitize.log"; exit 1; }
 	@if grep -a -E 'runtime error|AddressSanitizer|LeakSanitizer' sanitize.log; then \
 	  echo "sanitize: FAILED, see sanitize.log"; exit 1; fi
@@ -166,14 +177,44 @@ test-openblas: deps
 	  echo "test-openblas: FAILED, log in $$log"; exit 1; fi; \
 	echo "test-openblas: OK (log in $$log)"
 
-# The fuzz test with thousands of problems (the suite runs 300 of them):
-# about a minute for the default 3000.  FUZZ_FIRST and FUZZ_CASES choose
-# the seeds; a failure names them.
+# The C entry points fuzzed through .Call (tests/testthat/helper-native.R:
+# random dimensions, NA, NaN, Inf, zero-length and wrong-type arguments) in
+# the build of `make sanitize`: every call returns or ends in an R error;
+# a crash, an ASan or a UBSan report fails.  NATIVE_CALLS calls from seed
+# NATIVE_FIRST; a failure names the seed (in fuzz-native.log).  About a
+# minute for the default 100000 (20000 calls in 14 s), and the build.
+NATIVE_FIRST ?= 1
+NATIVE_CALLS ?= 100000
+fuzz-native: sanitize-build
+	cd tests && $(SAN_RUN) RLSC_NATIVE_FUZZ_FIRST=$(NATIVE_FIRST) RLSC_NATIVE_FUZZ_CALLS=$(NATIVE_CALLS) \
+	  $(R) --vanilla -e 'testthat::test_dir("testthat", filter = "native", package = "rlsc", load_package = "installed", stop_on_failure = TRUE)' \
+	  > ../fuzz-native.log 2>&1 || \
+	  { tail -n 40 ../fuzz-native.log; echo "fuzz-native: FAILED, see fuzz-native.log"; exit 1; }
+	@if grep -a -E 'runtime error|AddressSanitizer|LeakSanitizer' fuzz-native.log; then \
+	  echo "fuzz-native: FAILED, see fuzz-native.log"; exit 1; fi
+	@echo "fuzz-native: OK ($(NATIVE_CALLS) calls from seed $(NATIVE_FIRST), no ASan or UBSan report)"
+
+# The property test with ten thousand problems (the suite runs 200 of them;
+# helper-fuzz.R: n from 2 to 300, d from 0 to 400, both forms, every kernel,
+# weights with zeros, constant and duplicated columns, tied rows, classes of
+# one or two rows, offsets to 1e8, each against brute force): about 40
+# minutes for the default 10000.  FUZZ_FIRST and FUZZ_CASES
+# choose the seeds; a failure names them.
 FUZZ_FIRST ?= 1
-FUZZ_CASES ?= 3000
+FUZZ_CASES ?= 10000
 fuzz: deps
 	RLSC_FUZZ_FIRST=$(FUZZ_FIRST) RLSC_FUZZ_CASES=$(FUZZ_CASES) NOT_CRAN=true $(RSCRIPT) -e \
 	  'testthat::test_local(".", filter = "fuzz", reporter = testthat::ProgressReporter$$new(show_praise = FALSE), stop_on_failure = TRUE)'
+
+# The combination matrix (tests/testthat/test-combinations.R) beyond the
+# suite's pairs: COMBINATIONS = triples (every triple of option levels on
+# every source, 789 cells, about two minutes), all (the whole product:
+# hours) or a number of random cells, from COMBINATIONS_SEED.
+COMBINATIONS      ?= triples
+COMBINATIONS_SEED ?= 1
+combinations: deps
+	RLSC_COMBINATIONS=$(COMBINATIONS) RLSC_COMBINATIONS_SEED=$(COMBINATIONS_SEED) NOT_CRAN=true $(RSCRIPT) -e \
+	  'testthat::test_local(".", filter = "combinations", reporter = testthat::ProgressReporter$$new(show_praise = FALSE), stop_on_failure = TRUE)'
 
 # The pkgdown site, its check in a browser, coverage and lint: habits for the
 # maintainers, not part of `make test`.  Each installs what it needs only when
@@ -249,6 +290,10 @@ bench-eigen: install bench-deps
 bench-threads: install
 	$(RSCRIPT) bench/threads.R
 
+# per_response = TRUE against FALSE with 400 and 5000 targets (about 8 minutes)
+bench-per-response: install
+	$(RSCRIPT) bench/per_response.R
+
 # about 25 minutes: 5 RBF widths x 100 lambdas at n = 2000, against eigen(), kernlab, KRLS
 bench-kernel: install
 	$(RSCRIPT) bench/kernel.R
@@ -270,4 +315,4 @@ bench-banded: install bench-deps
 
 clean:
 	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz src/*.o src/*.so demo-output valgrind-lib valgrind.log \
-	  sanitize-lib sanitize.log site-lib site-screenshots
+	  sanitize-lib sanitize.log fuzz-native.log site-lib site-screenshots

@@ -48,7 +48,8 @@ lpo_auc <- function(eng, data, lambda) {
 hanley_mcneil_se <- function(a, n1, n0) {
   q1 <- a / (2 - a)
   q2 <- 2 * a^2 / (1 + a)
-  sqrt((a * (1 - a) + (n1 - 1) * (q1 - a^2) + (n0 - 1) * (q2 - a^2)) / (n1 * n0))
+  # (the terms are non-negative; at a = 1 their sum rounds to -eps)
+  sqrt(pmax(a * (1 - a) + (n1 - 1) * (q1 - a^2) + (n0 - 1) * (q2 - a^2), 0) / (n1 * n0))
 }
 
 # The rows the pairs need, in the form src/auc.c takes them: p (m x r, the

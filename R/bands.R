@@ -220,7 +220,7 @@ band_search <- function(data, spec) {
   if (form == "primal") {
     pass <- primal_moments(data, spec)
     # each fold's training moments, merged once for every candidate
-    if (!is.null(pass$folds)) pass$training <- fold_training(pass$folds)
+    if (!is.null(pass$folds)) pass$training <- fold_training(pass$folds, spec$cv$labels)
     sd <- if (spec$standardize) scale_from_moments(pass$mom)
     data <- pass$data
     build <- function(j, cols = NULL, full = TRUE, fold = TRUE) {
@@ -458,12 +458,12 @@ check_band_boundary <- function(search, spec, best) {
     crit$responses <- responses[cols]
     extended <- if (length(probes)) {
       validation_table(built$engine, select_responses(search$data, cols), c(lambda, probes), crit,
-                       built$folds, spec$cv$K)
+                       built$folds, spec$cv$K, spec$cv$labels)
     }
     for (t in seq_along(cols)) {
       found[[cols[t]]] <- if (is.null(extended)) NA else {
-        beyond_grid(built$engine, extended, paste0("mse_", responses[cols[t]]), FALSE, lambda,
-                    best$imin[cols[t]])
+        beyond_grid(built$engine, extended, extended[[paste0("mse_", responses[cols[t]])]], FALSE,
+                    lambda, best$imin[cols[t]])
       }
     }
   }

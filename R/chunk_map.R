@@ -51,10 +51,14 @@ map_chunks <- function(src, fun, merge, ..., progress = NULL, what = "reading") 
 # error the other futures are resolved before the error is raised, so no job
 # outlives the fit.
 run_futures <- function(tasks, args, chunks, what) {
+  # The arguments travel in an environment, as values: a future scans values
+  # given as globals for further globals as if they were code, so the terms of
+  # a formula template (y ~ x + g) would ship the caller's objects named y, x
+  # and g; an environment is not scanned.
+  job <- list2env(c(args, list(errors_as_value = TRUE)), parent = emptyenv())
   futures <- lapply(seq_along(tasks), function(k) {
-    task_args <- c(list(tasks[[k]]), args, list(errors_as_value = TRUE))
-    future::future(do.call(run_task, task_args), substitute = TRUE,
-                   globals = list(run_task = run_task, task_args = task_args),
+    future::future(run_job(idx, job), substitute = TRUE,
+                   globals = list(run_job = run_job, idx = tasks[[k]], job = job),
                    packages = "rlsc", seed = NULL, label = sprintf("rlsc-task-%d", k))
   })
   parts <- vector("list", length(futures))
@@ -99,6 +103,8 @@ failed_chunks <- function(k, tasks, chunks) {
   paste0("chunk(s) ", paste(idx, collapse = ", "), " (",
          paste(vapply(chunks[idx], describe_chunk, ""), collapse = ", "), ")")
 }
+
+run_job <- function(idx, job) do.call(run_task, c(list(idx), as.list(job, all.names = TRUE)))
 
 # One task: fun() over the chunks `idx`, merged as it goes (on a worker, with
 # `threads` threads).  With `errors_as_value`, a chunk's error is the task's

@@ -46,6 +46,8 @@
 #'   column.
 #' @param weights optional observation weights, one per row of `x`.
 #' @param chunk_rows the number of rows per chunk.
+#' @param foldid optional fold numbers 1 to K, one per row of `x`, for K-fold
+#'   cross-validation over these folds (then fit with `cv = K`).
 #' @param paths file paths, one chunk each.
 #' @param connect a function of no arguments returning a DBI connection.
 #' @param table_or_query a table name, or a SQL query whose rows are the data.
@@ -109,19 +111,24 @@ rows_of <- function(chunk) seq(chunk[1L], chunk[2L])
 
 #' @rdname chunk_source
 #' @export
-chunk_matrix <- function(x, y, weights = NULL, chunk_rows = 10000) {
+chunk_matrix <- function(x, y, weights = NULL, chunk_rows = 10000, foldid = NULL) {
   x <- as_design(x)
   n <- nrow(x)
   if (NROW(y) != n) stop_arg("`y` must have ", n, " values or rows (the rows of `x`), not ", NROW(y))
-  if (!is.null(weights) && length(weights) != n) {
-    stop_arg("`weights` must have length ", n, " (the number of rows of `x`), not ", length(weights))
+  given <- list(weights = weights, foldid = foldid)
+  for (arg in names(given)) {
+    v <- given[[arg]]
+    if (!is.null(v) && (!is.null(dim(v)) || length(v) != n)) {
+      stop_arg("`", arg, "` must have length ", n, " (the number of rows of `x`), not ",
+               if (is.null(dim(v))) length(v) else describe(v))
+    }
   }
   read <- local_reader(function(chunk) {
     rows <- rows_of(chunk)
     list(x = x[rows, , drop = FALSE],
          y = if (is.null(dim(y))) y[rows] else y[rows, , drop = FALSE],
-         weights = weights[rows])
-  }, x = x, y = y, weights = weights)
+         weights = weights[rows], foldid = foldid[rows])
+  }, x = x, y = y, weights = weights, foldid = foldid)
   chunk_source(row_chunks(n, chunk_rows), read)
 }
 

@@ -15,13 +15,18 @@ criteria_columns <- function(stat, classify, nt, crit) {
   cols[c("mse", "mse_se")] <- stat(1L)
   cols[c("mae", "mae_se")] <- stat(2L)
   cols[c("misclass", "misclass_se")] <- if (classify) stat(3L) else list(NA_real_, NA_real_)
-  if (isTRUE(crit$per_response)) {
-    for (t in seq_len(nt)) {
-      cols[paste0("mse_", crit$responses[t], c("", "_se"))] <- stat(4L + t)
-    }
+  if (isTRUE(crit$per_response)) {   # (one list, not a list grown column by column)
+    per <- unlist(lapply(seq_len(nt), function(t) stat(4L + t)), recursive = FALSE)
+    names(per) <- paste0("mse_", rep(crit$responses, each = 2L), c("", "_se"))
+    cols <- c(cols, per)
   }
   cols
 }
+
+# A validation table from its columns (single values repeated down the
+# rows): data.frame() checks each column at a cost that thousands of response
+# columns feel.
+validation_frame <- function(cols, nl) list2DF(lapply(cols, rep_len, nl), nl)
 
 # The leave-one-out table of a path: losses averaged over the observations of
 # positive weight, NA where a LOO value is undefined; the training residuals'
@@ -35,8 +40,8 @@ path_table <- function(path, lambda, classify, crit) {
   if (needs_values(crit)) cols[paste0(crit$name, c("", "_se"))] <- path$value
   rss <- from_unit(path$mean[, 4L], path$unit, path$power[4L])
   if (identical(crit$name, "gcv")) cols[c("gcv", "gcv_se")] <- list(gcv_value(path, rss), NA_real_)
-  data.frame(lambda = lambda, df = path$df, cols, rss = rss, n_na = path$n_na,
-             check.names = FALSE)
+  validation_frame(c(list(lambda = lambda, df = path$df), cols, list(rss = rss, n_na = path$n_na)),
+                   length(lambda))
 }
 
 # The means over the observations and their standard errors of the loss
@@ -81,7 +86,9 @@ value_criterion <- function(run, lambda, nrows, nt, crit) {
   out <- NULL
   for (b in split(seq_along(lambda), ceiling(seq_along(lambda) / batch))) {
     parts <- run(lambda[b])
-    if (is.null(out)) out <- lapply(parts, function(p) matrix(NA_real_, length(lambda), 2L))
+    if (is.null(out)) {
+      out <- lapply(parts, function(p) matrix(NA_real_, length(lambda), 2L))
+    }
     for (k in seq_along(parts)) {
       part <- parts[[k]]
       w <- part$weights
@@ -139,7 +146,7 @@ auc_with_se <- function(score, positive, w) {
 # The validation table of an engine over `lambda`: leave-one-out (and GCV)
 # from its path over the data, or K-fold from the fold engines (`folds`: a
 # list of primal engines, or a function building fold k's dual engine).
-validation_table <- function(eng, data, lambda, crit, folds = NULL, nfold = NULL) {
+validation_table <- function(eng, data, lambda, crit, folds = NULL, nfold = NULL, labels = NULL) {
   classify <- data$resp$type == "classification"
   nt <- ncol(data$resp$y0)
   nrows <- sum(data$counts$n) %||% 0
@@ -163,5 +170,5 @@ validation_table <- function(eng, data, lambda, crit, folds = NULL, nfold = NULL
                               lambda, nrows, nt, crit)
     for (k in seq_along(per_fold)) per_fold[[k]]$value <- values[[k]]
   }
-  folds_table(per_fold, lambda, model_df(eng, lambda), classify, crit)
+  folds_table(per_fold, lambda, model_df(eng, lambda), classify, crit, labels)
 }

@@ -129,7 +129,7 @@ primal_build <- function(data, spec, standardize, penalty_factor) {
 primal_moments <- function(data, spec) {
   nfold <- if (spec$cv$type == "kfold") spec$cv$K
   mom <- map_rows(data, chunk_moments, merge_moments, intercept = spec$intercept, nfold = nfold,
-                  what = "reading (pass 1)")
+                  kfold = !is.null(nfold), what = "reading (pass 1)")
   folds <- mom$folds
   if (!is.null(nfold)) mom <- merge_folds(mom)
   check_counts(mom$nrows, mom$npos)
@@ -150,7 +150,7 @@ primal_engines <- function(pass, spec, scale, sd = NULL, full = TRUE, fold = TRU
   list(engine = if (full) primal_engine(mom, spec$intercept, scale, spec$free), data = pass$data,
        folds = if (fold && !is.null(pass$folds)) {
          fold_engines(pass$folds, spec$intercept, scale, spec$free,
-                      pass$training %||% fold_training(pass$folds))
+                      pass$training %||% fold_training(pass$folds, spec$cv$labels))
        },
        npos = mom$npos, sd = sd)
 }
@@ -181,7 +181,7 @@ dual_fold_builder <- function(kernel, rows, label, spec, scale) {
     train$w <- rows$w * (label != k)
     if (sum(train$w > 0) < 2L) {
       stop_arg("every fold's training rows must hold at least 2 observations of positive ",
-               "weight; fold ", k, " leaves ", sum(train$w > 0))
+               "weight; ", fold_name(k, spec$cv$labels), " leaves ", sum(train$w > 0))
     }
     dual_engine(kernel, train, spec$intercept, scale)
   }
@@ -293,7 +293,7 @@ grid_table <- function(built, spec, what) {
   repeat {
     probes <- setdiff(beyond_probes(eng, lambda), lambda)
     extended <- validation_table(eng, built$data, c(lambda, probes), spec$crit, built$folds,
-                                 spec$cv$K)
+                                 spec$cv$K, spec$cv$labels)
     path <- extended[seq_along(lambda), ]
     defined <- path$n_na == 0
     if (!all(is.finite(path$mse[defined]))) {

@@ -35,10 +35,8 @@ fit_outputs <- function(object, lambda) {
   validate_rlsc(object)
   l <- lambda_value(object, lambda)
   out <- if (inherits(object$engine, "rlsc_banded")) band_outputs(object$engine, object$data, l) else {
-    at_lambdas(l, ncol(object$y), function(l) path_outputs(object$engine, object$data, l))
+    at_lambdas(l, ncol(object$y), function(l) path_outputs(object$engine, object$data, l), rows = "omh")
   }
-  # (one weight per row, whatever the lambdas of the columns)
-  if (is.matrix(out$weights)) out$weights <- out$weights[, 1L]
   names <- list(object$rownames, response_names(object))
   dimnames(out$fitted) <- dimnames(out$loo) <- names
   out$lambda <- l

@@ -17,7 +17,7 @@
 #' # the formula interface
 #' fit <- rlsc(mpg ~ wt + hp + factor(cyl), data = mtcars)
 #' predict(fit, newdata = head(mtcars))
-rlsc.formula <- function(formula, data, subset, weights, na.action, contrasts = NULL, ...) {
+rlsc.formula <- function(formula, data, subset, weights, na.action, contrasts = NULL, foldid, ...) {
   call <- match.call()
   if ("intercept" %in% dots_names(...)) {
     stop_arg("`intercept` is set by the formula: use `- 1` to fit without one")
@@ -28,7 +28,7 @@ rlsc.formula <- function(formula, data, subset, weights, na.action, contrasts = 
     first <- first_chunk(data)
     template <- formula_template(formula, first, data$levels, if (!missing(weights)) substitute(weights),
                                  if (missing(na.action)) getOption("na.action", "na.omit") else na.action,
-                                 contrasts)
+                                 contrasts, if (!missing(foldid)) substitute(foldid))
     args <- args_of_dots(...)
     args$intercept <- attr(template$terms, "intercept") == 1L
     fit <- fit_model(list(kind = "chunks", src = data, template = template, first = first), args, call)
@@ -39,7 +39,7 @@ rlsc.formula <- function(formula, data, subset, weights, na.action, contrasts = 
     return(fit)
   }
   mf <- match.call(expand.dots = FALSE)
-  mf <- mf[c(1L, match(c("formula", "data", "subset", "weights", "na.action"), names(mf), 0L))]
+  mf <- mf[c(1L, match(c("formula", "data", "subset", "weights", "na.action", "foldid"), names(mf), 0L))]
   mf[[1L]] <- quote(stats::model.frame)
   names(mf)[2L] <- "formula"
   mf <- tryCatch(eval(mf, parent.frame()), error = function(e) {
@@ -61,7 +61,7 @@ rlsc.formula <- function(formula, data, subset, weights, na.action, contrasts = 
   named <- paste0("the response `", response, "`")
   fit <- withCallingHandlers(
     tryCatch(
-      rlsc.default(x, y, weights = stats::model.weights(mf),
+      rlsc.default(x, y, weights = stats::model.weights(mf), foldid = mf[["(foldid)"]],
                    intercept = attr(terms, "intercept") == 1L, ...),
       error = function(e) stop_arg(sub("^`y`", named, conditionMessage(e)))),
     warning = function(w) {

@@ -46,6 +46,9 @@ fold_rows <- function(rows, take) {
   list(x = take_rows(rows$x, take), y = take_rows(rows$y, take), w = rows$w[take])
 }
 
+# Fold k as messages name it: by its label in `foldid` when given.
+fold_name <- function(k, labels = NULL) paste("fold", if (is.null(labels)) k else labels[k])
+
 # The primal engine of each fold: the other folds' moments merged
 # (`training`: those merged moments, when already at hand).
 fold_engines <- function(folds, intercept, scale, free, training = fold_training(folds)) {
@@ -53,12 +56,12 @@ fold_engines <- function(folds, intercept, scale, free, training = fold_training
 }
 
 # The moments of each fold's training rows: the other folds' merged.
-fold_training <- function(folds) {
+fold_training <- function(folds, labels = NULL) {
   lapply(seq_along(folds), function(k) {
     training <- Reduce(merge_moments, folds[-k])
     if (training$npos < 2L) {
       stop_arg("every fold's training rows must hold at least 2 observations of positive ",
-               "weight; fold ", k, " leaves ", training$npos)
+               "weight; ", fold_name(k, labels), " leaves ", training$npos)
     }
     training
   })
@@ -117,7 +120,7 @@ heldout_block_paths <- function(rows, i, engines, lambda, classify, keep, unit, 
 # standard errors; nor, for the AUC, a fold whose held-out rows hold one class
 # (its AUC is undefined: a warning names it, and when every fold is so, an
 # error says how to get folds with both classes).
-folds_table <- function(per_fold, lambda, df, classify, crit) {
+folds_table <- function(per_fold, lambda, df, classify, crit, labels = NULL) {
   fw <- fold_weights(per_fold, length(lambda))
   per_fold <- per_fold[attr(fw, "used")]
   nfold <- length(per_fold)
@@ -129,11 +132,14 @@ folds_table <- function(per_fold, lambda, df, classify, crit) {
   if (needs_values(crit)) {
     values <- matrix(vapply(per_fold, function(p) p$value[[1L]], numeric(length(lambda))),
                      length(lambda))
-    if (crit$name == "auc") check_auc_folds(values, which(attr(fw, "used")))
+    if (crit$name == "auc") {
+      used <- which(attr(fw, "used"))
+      check_auc_folds(values, if (is.null(labels)) used else labels[used])
+    }
     s <- over_folds(split(values, col(values)), fw * !is.na(values))
     cols[paste0(crit$name, c("", "_se"))] <- list(s$mean[, 1L], s$se[, 1L])
   }
-  tab <- data.frame(lambda = lambda, df = df, cols, n_na = 0, check.names = FALSE)
+  tab <- validation_frame(c(list(lambda = lambda, df = df), cols, list(n_na = 0)), length(lambda))
   attr(tab, "folds") <- nfold
   tab
 }

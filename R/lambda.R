@@ -67,9 +67,8 @@ select_lambda <- function(cvm, cvsd, tiebreak = NULL, maximize = FALSE) {
 # response column (named) with per_response = TRUE.
 select_fit <- function(path, crit) {
   if (isTRUE(crit$per_response)) {
-    sel <- lapply(crit$responses, function(r) {
-      select_lambda(path[[paste0("mse_", r)]], path[[paste0("mse_", r, "_se")]])
-    })
+    cols <- paste0("mse_", crit$responses)
+    sel <- Map(select_lambda, path[cols], path[paste0(cols, "_se")])
     pick <- function(k) stats::setNames(vapply(sel, `[[`, 1L, k), crit$responses)
     return(list(index_min = pick("index_min"), index_1se = pick("index_1se")))
   }
@@ -85,15 +84,16 @@ select_fit <- function(path, crit) {
 # when the criterion does not decrease there (or lambda_min is inside the
 # grid); the best lambda beyond, its criterion and the criterion at
 # lambda_min when it does; NA when nothing beyond can be evaluated
-# accurately.  `column` is the criterion's column (negated when maximized).
-beyond_grid <- function(eng, extended, column, maximize, lambda, index) {
+# accurately.  `values` is the criterion's column of `extended` (negated when
+# maximized); `probe` the lambdas probed past that end, when known.
+beyond_grid <- function(eng, extended, values, maximize, lambda, index,
+                        probe = probe_lambdas(eng, lambda[index], index == 1L)) {
   nl <- length(lambda)
   if (nl < 2L || !index %in% c(1L, nl) || lambda[index] == 0 || !length(eng$values)) return(NULL)
   edge <- lambda[index]
-  probe <- probe_lambdas(eng, edge, index == 1L)
   at <- match(c(edge, probe), extended$lambda)
   if (!length(probe) || anyNA(at)) return(NA)
-  crit <- extended[[column]][at] * if (maximize) -1 else 1
+  crit <- values[at] * if (maximize) -1 else 1
   best <- which.min(crit[-1L])
   if (!length(best) || !(crit[best + 1L] < crit[1L] - 1e-8 * abs(crit[1L]))) return(NULL)
   sign <- if (maximize) -1 else 1
@@ -120,8 +120,16 @@ beyond_probes <- function(eng, lambda) {
 check_boundary <- function(extended, eng, lambda, index_min, crit) {
   per_response <- isTRUE(crit$per_response)
   cols <- if (per_response) paste0("mse_", names(index_min)) else crit$name
+  # each end's probes once, and the columns at once (not one name lookup
+  # per column: thousands of response columns)
+  ends <- list(probe_lambdas(eng, lambda[1L], TRUE))
+  ends[[2L]] <- if (lambda[length(lambda)] > 0) probe_lambdas(eng, lambda[length(lambda)], FALSE)
+  values <- extended[cols]
   found <- lapply(seq_along(cols), function(k) {
-    beyond_grid(eng, extended, cols[k], isTRUE(crit$maximize), lambda, index_min[[k]])
+    i <- index_min[[k]]
+    if (!i %in% c(1L, length(lambda))) return(NULL)
+    beyond_grid(eng, extended, values[[k]], isTRUE(crit$maximize), lambda, i,
+                probe = ends[[if (i == 1L) 1L else 2L]])
   })
   warn_boundary_found(found, index_min, length(lambda), isTRUE(crit$maximize))
 }
@@ -259,28 +267,32 @@ stack_lambdas <- function(parts, labels) {
   array(unlist(parts), c(dim(first), length(parts)), dimnames = c(names, list(labels)))
 }
 
-# fun(lambda) at each response column's own lambda: column t of every
-# component of fun(lambdas[t]) (vectors of one value per column likewise; a
-# vector of one value per row, such as 1 - h, becomes a matrix with a column
-# per response).
-# A banded engine (bands.R) takes the response columns' lambdas at once.
-at_lambdas <- function(lambdas, nt, fun, engine = NULL) {
+# fun(lambda) at each response column's own lambda: of each component that
+# depends on lambda, column t of a matrix with a column per response (T of
+# them), element t of a vector of one value per response column, or, for a
+# vector of one value per row such as 1 - h (or one named in `rows`, where a
+# row count equals T), column t of a matrix with a column per response; a
+# count (one number) the largest.  Components that do not depend on lambda
+# (the rows' weights, the engine's shift) stay as they are.  A banded engine
+# (bands.R) takes the response columns' lambdas at once.
+at_lambdas <- function(lambdas, nt, fun, rows = character(), engine = NULL) {
   if (length(lambdas) == 1L || inherits(engine, "rlsc_banded")) return(fun(lambdas))
-  out <- NULL
-  for (l in unique(lambdas)) {
-    cols <- which(lambdas == l)
-    part <- fun(l)
-    if (is.null(out)) out <- part
-    for (k in names(part)) {
-      v <- part[[k]]
-      if (is.matrix(v) && ncol(v) == nt) {
-        out[[k]][, cols] <- v[, cols]
-      } else if (is.null(dim(v)) && length(v) == nt) {
-        out[[k]][cols] <- v[cols]
-      } else if (is.null(dim(v)) && length(v) > 1L) {
-        if (!is.matrix(out[[k]])) out[[k]] <- matrix(out[[k]], length(v), nt)
-        out[[k]][, cols] <- v
-      }
+  values <- unique(lambdas)
+  parts <- lapply(values, fun)
+  of <- match(lambdas, values)   # the part of each response column
+  out <- parts[[1L]]
+  for (k in names(out)) {
+    v <- lapply(parts, `[[`, k)
+    if (all(vapply(v, identical, NA, v[[1L]]))) next
+    first <- v[[1L]]
+    if (is.matrix(first) && ncol(first) == nt) {
+      for (t in seq_len(nt)) out[[k]][, t] <- v[[of[t]]][, t]
+    } else if (is.null(dim(first)) && length(first) == nt && !k %in% rows) {
+      for (t in seq_len(nt)) out[[k]][t] <- v[[of[t]]][t]
+    } else if (is.null(dim(first)) && length(first) == 1L) {
+      out[[k]] <- max(unlist(v))
+    } else {
+      out[[k]] <- vapply(of, function(j) v[[j]], first)
     }
   }
   out

@@ -97,8 +97,13 @@ merge_counts <- function(a, b, out = list()) {
 }
 
 # The moments of one chunk's rows (or, for K folds, one set per fold), with
-# the chunk's counts.
-chunk_moments <- function(rows, i, intercept, nfold = NULL, gram = TRUE) {
+# the chunk's counts.  `kfold` FALSE (the first pass of a fit without folds):
+# folds that read() gives are an error, not silently ignored.
+chunk_moments <- function(rows, i, intercept, nfold = NULL, gram = TRUE, kfold = NA) {
+  if (isFALSE(kfold) && !is.null(rows$fold)) {
+    stop("read() gives `foldid`, which asks for K-fold cross-validation over the chunks' folds: ",
+         "give `cv` = K, the number of folds")
+  }
   mom <- if (is.null(nfold)) block_moments(rows$x, rows$y, rows$w, intercept, gram) else {
     fold <- row_folds(rows, i, nfold)
     parts <- lapply(seq_len(nfold), function(k) {

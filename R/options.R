@@ -35,8 +35,12 @@ check_fit_args <- function(args, data) {
   }
   nlambda <- check_count(args$nlambda, "nlambda")
   lambda <- check_lambda(args$lambda)
-  cv <- check_cv(args$cv, args$foldid, n, chunks,
+  cv <- check_cv(args$cv, args$foldid, n, chunks, "cv" %in% given,
                  strata = if (!chunks && resp$type == "classification") class_codes(coded$y))
+  if (chunks && !is.null(data$template$foldid) && cv$type != "kfold") {
+    stop_arg("`foldid` asks for K-fold cross-validation over the chunks' folds: give `cv` = K, ",
+             "the number of folds")
+  }
   crit <- check_criterion(args$criterion, resp, cv$type)
   # banded ridge chooses per response column unless told otherwise
   per_response <- if (!is.null(args$bands) && !"per_response" %in% given) TRUE else args$per_response
@@ -153,8 +157,11 @@ check_criterion <- function(criterion, resp, cv = "loo") {
 }
 
 # How rlsc() validates: `cv` = "loo" (the default), "gcv", or a number of
-# folds K; `foldid` (fold labels, glmnet's meaning) gives the folds instead.
-check_cv <- function(cv, foldid, n, chunks = FALSE, strata = NULL) {
+# folds K; `foldid` (fold labels, glmnet's meaning) gives the folds instead,
+# and a `cv` given with it must be their number (a chunk source's read()
+# gives its folds, so there `cv` = K is needed); `strata`, the class of each
+# row, stratifies random folds.
+check_cv <- function(cv, foldid, n, chunks = FALSE, cv_given = FALSE, strata = NULL) {
   if (chunks) {
     if (!is.null(foldid)) {
       stop_arg("`foldid` of a chunk source comes from the chunks: read() returns ",
@@ -171,7 +178,13 @@ check_cv <- function(cv, foldid, n, chunks = FALSE, strata = NULL) {
     if (anyNA(foldid)) stop_arg("`foldid` must not contain NA values")
     folds <- make_folds(NULL, foldid, n)
     if (max(folds) < 2L) stop_arg("`foldid` must have at least 2 folds, not 1")
-    return(list(type = "kfold", K = max(folds), folds = folds))
+    if (cv_given && !(is.numeric(cv) && length(cv) == 1L && isTRUE(cv == max(folds)))) {
+      stop_arg("`cv` and `foldid` disagree: `foldid` asks for K-fold cross-validation over its ",
+               max(folds), " folds, `cv` is ",
+               if (is.character(cv)) paste0("\"", cv, "\"", collapse = " ") else paste(format(cv), collapse = " "),
+               "; give one of them (or `cv` = ", max(folds), ")")
+    }
+    return(list(type = "kfold", K = max(folds), folds = folds, labels = levels(factor(foldid))))
   }
   if (is.character(cv) && length(cv) == 1L && cv %in% c("loo", "gcv")) return(list(type = cv))
   if (!is.numeric(cv) || length(cv) != 1L || !is.finite(cv) || cv != round(cv) || cv < 2 || cv > n) {
@@ -202,6 +215,10 @@ check_calibration_folds <- function(folds, resp, given) {
 check_per_response <- function(per_response, crit, resp) {
   crit$per_response <- check_flag(per_response, "per_response")
   crit$responses <- colnames(resp$y0) %||% paste0("y", seq_len(ncol(resp$y0)))
+  if (crit$per_response && crit$name == "gcv") {
+    stop_arg("`per_response` = TRUE chooses each column's lambda by its own squared error, which ",
+             "`cv` = \"gcv\" does not give: use `cv` = \"loo\" or a number of folds")
+  }
   if (crit$per_response && !crit$name %in% c("mse", "misclass")) {
     stop_arg("`per_response` = TRUE chooses each column's lambda by its squared error: ",
              "`criterion` must be NULL or \"mse\", not \"", crit$name, "\"")

@@ -227,8 +227,8 @@ check_type <- function(object, type = c("response", "class", "prob")) {
 # environment (they would carry the caller's).
 predict_chunks <- function(object, src, lambda) {
   l <- lambda_value(object, lambda)
-  keep <- c("path", "criterion", "lambda_min", "lambda_1se", "terms", "xlevels", "contrasts",
-            "nvars", "xnames", "kernel", "features", "nobs", "type", "classes")
+  keep <- c("path", "criterion", "lambda_min", "lambda_1se", "per_response", "terms", "xlevels",
+            "contrasts", "nvars", "xnames", "kernel", "features", "nobs", "type", "classes")
   slim <- structure(c(unclass(object)[intersect(keep, names(object))],
                       list(engine = engine_at(object$engine, l), y = object$y[0L, , drop = FALSE])),
                     class = class(object))

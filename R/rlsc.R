@@ -110,14 +110,21 @@
 #'   \eqn{K} of folds: exact K-fold cross-validation, every fold refitted from
 #'   the same machinery (no iteration) at every \eqn{\lambda}, the folds drawn
 #'   at random (reproducible under [set.seed()]) and, for classification,
-#'   stratified by class (each fold holds each class's count within one; a
-#'   chunk source's rows take the folds in turn within each chunk). The
+#'   stratified by class (each fold holds each class's count within one). For
+#'   a chunk source the rows of each chunk take the folds in turn, row
+#'   \eqn{j} of chunk \eqn{i} fold \eqn{(i + j - 2) \bmod K + 1}, so the fit
+#'   equals that of the same rows in memory with these folds as `foldid`. The
 #'   criterion is the mean of the folds' criteria weighted by fold size (the
 #'   folds' sums of weights), as `cv.glmnet()` computes it, its standard
 #'   error over folds. `fit$cv` records which.
 #' @param foldid fold labels, one per row (glmnet's meaning): K-fold
 #'   cross-validation over these folds; rows sharing a label stay together
-#'   (grouped folds, e.g. repeated measures).
+#'   (grouped folds, e.g. repeated measures). A `cv` given as well must be
+#'   their number. For the formula method it is evaluated like `weights`: a
+#'   column of `data` (also of the chunks of a chunk source) or a vector,
+#'   with the rows that `subset` and `na.action` keep. A chunk source takes
+#'   fold numbers 1 to K from its chunks (`read()` returning `foldid`, or the
+#'   formula's `foldid` column) with `cv = K`.
 #' @param per_response whether to choose \eqn{\lambda} separately for each
 #'   response column (multi-target regression, or the one-vs-all columns of a
 #'   multiclass fit) by its own mean squared error. `lambda_min` and

@@ -229,7 +229,7 @@ na_columns <- function(data, template = NULL) {
 # The formula interface: read() returns data frames.  Factor and character
 # columns of the model frame get their levels from `levels` or the pre-scan
 # (logical ones always have FALSE and TRUE).
-formula_template <- function(formula, first, levels, weights, na.action, contrasts) {
+formula_template <- function(formula, first, levels, weights, na.action, contrasts, foldid = NULL) {
   if (!is.data.frame(first)) {
     stop_arg("chunk 1: read() must return a data frame for a formula fit, not ", describe(first))
   }
@@ -245,7 +245,7 @@ formula_template <- function(formula, first, levels, weights, na.action, contras
   template <- list(kind = "formula", terms = terms, response = response,
                    scan = setdiff(categorical, names(levels)),
                    xlev = levels[intersect(names(levels), names(classes))],
-                   weights = weights, na.action = na.action, contrasts = contrasts,
+                   weights = weights, foldid = foldid, na.action = na.action, contrasts = contrasts,
                    type = if (classify) "classification" else "regression", named = TRUE)
   if (is.logical(y)) template$xlev[[response]] <- c("FALSE", "TRUE")
   if (!classify) {
@@ -263,7 +263,8 @@ formula_rows <- function(data, template) {
   xlev <- template$xlev[setdiff(names(template$xlev), template$response)]
   mf <- tryCatch(
     eval(bquote(stats::model.frame(.(template$terms), data = data, weights = .(template$weights),
-                                   na.action = .(template$na.action), xlev = .(xlev)))),
+                                   foldid = .(template$foldid), na.action = .(template$na.action),
+                                   xlev = .(xlev)))),
     error = function(e) {
       if (!grepl("new level", conditionMessage(e))) stop(e)
       stop(conditionMessage(e), " (levels the pre-scan did not see)", call. = FALSE)
@@ -274,5 +275,5 @@ formula_rows <- function(data, template) {
   if (!all_finite(x)) stop("`x` must not contain NA, NaN or Inf values")
   n <- nrow(x)
   list(x = x, y = chunk_response(stats::model.response(mf), n, template),
-       w = chunk_weights(stats::model.weights(mf), n))
+       w = chunk_weights(stats::model.weights(mf), n), fold = mf[["(foldid)"]])
 }

@@ -1,9 +1,12 @@
-# A deterministic generator of small random problems and an independent
+# A deterministic generator of random problems and an independent
 # brute-force reference for each (test-fuzz.R; `make fuzz` runs thousands).
-# The reference refits without each point by the SVD of the weighted,
+# Shapes: n from 2 to 300 and d from 0 to 400 (both forms), small ones most
+# often.  The reference refits without each point by the SVD of the weighted,
 # centered features (the columns of x, or the eigenfeatures F F' = K of a
 # kernel matrix computed in R), so it shares no code with the package: no
-# Gram matrix, no spectral path over lambda, no complement form.
+# Gram matrix, no spectral path over lambda, no complement form.  Above 40
+# rows it reads the LOO values off the dense hat matrix of that SVD instead
+# of n refits (fuzz_reference_hat()).
 
 # Weighted ridge fit on features f (n x p) with an unpenalized intercept:
 # coefficients list(b, beta) from the SVD U S V' of sqrt(w) (f - fbar),
@@ -40,7 +43,9 @@ fuzz_predict <- function(cf, f) {
 
 # LOO values (n x T), fitted values and predictions at `fnew` of the weighted
 # ridge fit on features f; rows of zero weight get the full fit's prediction.
+# Refits for up to 40 rows, the hat matrix above.
 fuzz_reference <- function(f, y, w, lambda, intercept, fnew) {
+  if (nrow(f) > 40L) return(fuzz_reference_hat(f, y, w, lambda, intercept, fnew))
   shift <- f[which.max(w), ]
   fit1 <- function(keep) fuzz_ridge(f[keep, , drop = FALSE], y[keep, , drop = FALSE], w[keep],
                                     lambda, intercept, shift)
@@ -48,6 +53,60 @@ fuzz_reference <- function(f, y, w, lambda, intercept, fnew) {
   fitted <- fuzz_predict(cf, f)
   loo <- fitted
   for (i in which(w > 0)) loo[i, ] <- fuzz_predict(fit1(-i), f[i, , drop = FALSE])
+  list(loo = loo, fitted = fitted, new = fuzz_predict(cf, fnew))
+}
+
+# The same from the dense hat matrix of the fit: with U S V' the SVD of
+# sqrt(w) (f - fbar) (directions kept as fuzz_ridge() keeps them), 1 - h_i is
+# the squared norm of row i of the orthonormal complement of sqrt(w) (with an
+# intercept) and U, plus sum_k U_ik^2 lambda / (S_k^2 + lambda): a sum of
+# non-negative terms, exact even where h_i is near 1.  The LOO value is
+# y_i - (y_i - f_i) / (1 - h_i), undefined (NA) where 1 - h_i is below
+# 1e-10 (the package says so there).
+fuzz_reference_hat <- function(f, y, w, lambda, intercept, fnew) {
+  n <- nrow(f)
+  shift <- f[which.max(w), ]
+  cf <- fuzz_ridge(f, y, w, lambda, intercept, shift)
+  fitted <- fuzz_predict(cf, f)
+  pos <- which(w > 0)
+  s <- sqrt(w[pos])
+  g <- f[pos, , drop = FALSE]
+  if (intercept) {   # (the shift, a row, is absorbed by the intercept)
+    g <- g - rep(shift, each = length(pos))
+    g <- g - rep(colSums(w[pos] * g) / sum(w[pos]), each = length(pos))
+  }
+  a <- s * g
+  sv <- if (ncol(a)) svd(a, nv = 0) else list(d = numeric(), u = matrix(0, length(pos), 0))
+  keep <- sv$d > 1e-12 * max(sv$d, 0)
+  u <- sv$u[, keep, drop = FALSE]
+  basis <- cbind(if (intercept) s / sqrt(sum(s^2)), u)
+  q <- qr(basis)
+  rank <- q$rank
+  # u of a singular value near 1e-12 of the largest has a component of about
+  # eps sigma_1 / sigma_k along sqrt(w), which the centering removed: with it
+  # the intercept, u and the complement would not sum to the identity (seed
+  # 88: 1 - h off by 2e-6).  The orthonormalized basis spans the same space
+  # and differs from u only in those directions, where lambda / (S^2 + lambda)
+  # is 1 anyway.
+  if (intercept && ncol(u) && identical(q$pivot, seq_len(ncol(basis)))) u <- (qr.Q(q) * rep(sign(diag(qr.R(q))), each = nrow(basis)))[, -1L, drop = FALSE]
+  perp <- if (rank < length(pos)) qr.Q(q, complete = TRUE)[, -seq_len(rank), drop = FALSE]
+  omh <- (if (is.null(perp)) 0 else rowSums(perp^2)) +
+    if (ncol(u)) drop(u^2 %*% (lambda / (sv$d[keep]^2 + lambda))) else 0
+  # the residuals as the same sums, sqrt(w) e = (P P' + U diag(lambda / (S^2 +
+  # lambda)) U') sqrt(w) (y - ybar): y - f would cancel where the fit nearly
+  # interpolates (rows of negligible weight, divided by sqrt(w), take y - f)
+  yc <- y[pos, , drop = FALSE]
+  if (intercept) yc <- yc - rep(colSums(w[pos] * yc) / sum(w[pos]), each = length(pos))
+  sy <- s * yc
+  se <- (if (is.null(perp)) 0 else perp %*% crossprod(perp, sy)) +
+    if (ncol(u)) u %*% ((lambda / (sv$d[keep]^2 + lambda)) * crossprod(u, sy)) else 0
+  e <- se / s
+  tiny <- w[pos] <= 1e-12 * max(w)
+  e[tiny, ] <- y[pos[tiny], , drop = FALSE] - fitted[pos[tiny], , drop = FALSE]
+  loo <- fitted
+  ok <- omh > 1e-10
+  loo[pos, ] <- y[pos, , drop = FALSE] - e / omh
+  loo[pos[!ok], ] <- NA
   list(loo = loo, fitted = fitted, new = fuzz_predict(cf, fnew))
 }
 
@@ -103,16 +162,23 @@ fuzz_pick <- function(...) {
 fuzz_case <- function(seed) {
   set.seed(seed)
   kind <- fuzz_pick("linear", "linear", "linear", "sparse", "rbf", "polynomial", "precomputed")
-  n <- sample(2:25, 1L)
-  d <- if (kind %in% c("rbf", "polynomial", "precomputed")) sample(1:6, 1L) else {
+  large <- runif(1) < 0.25   # up to 300 rows and 400 columns
+  n <- if (large) sample(26:300, 1L) else sample(2:25, 1L)
+  d <- if (kind %in% c("rbf", "polynomial", "precomputed")) sample(1:6, 1L) else if (large) {
+    sample(1:400, 1L)
+  } else {
     sample(c(0:12, 20, 40), 1L)
   }
   x <- matrix(rnorm(n * d), n, d)
   if (d && runif(1) < 0.3) x <- x * rep(10^runif(d, -3, 3), each = n)      # column scales
-  if (d && runif(1) < 0.25) x <- x + rep(fuzz_pick(10, 1e3, 1e6) * rnorm(d), each = n)  # offsets
+  if (d && runif(1) < 0.25) x <- x + rep(fuzz_pick(10, 1e3, 1e6, 1e8) * rnorm(d), each = n)  # offsets
   if (d >= 2 && runif(1) < 0.2) x[, 2] <- x[, 1]                            # duplicated
   if (d && runif(1) < 0.15) x[, d] <- x[1, d]                               # constant
   if (runif(1) < 0.1) x <- round(x)                                          # ties
+  if (n >= 4 && runif(1) < 0.15) {                                           # tied rows
+    twins <- sample.int(n, sample(2:max(2L, n %/% 3L), 1L))
+    x[twins[-1L], ] <- x[rep(twins[1L], length(twins) - 1L), ]
+  }
   x <- x * 10^runif(1, -3, 3)
   if (kind == "sparse" && d) x[abs(x) < stats::quantile(abs(x), 0.5)] <- 0
   # new rows among the training rows (weights summing to 1): extrapolating far
@@ -149,6 +215,11 @@ fuzz_case <- function(seed) {
     bin = factor(ifelse(yreg > stats::median(yreg), "hi", "lo"), levels = c("lo", "hi")),
     multi = factor(sample(c("a", "b", "c"), n, replace = TRUE),
                    levels = if (runif(1) < 0.2) c("a", "b", "c", "empty") else c("a", "b", "c")))
+  if (is.factor(y) && n >= 4 && runif(1) < 0.3) {   # a class of one or two rows
+    small <- levels(y)[1L]
+    y[] <- ifelse(y == small, levels(y)[2L], as.character(y))
+    y[sample.int(n, sample(1:2, 1L))] <- small
+  }
 
   lambda <- switch(fuzz_pick("default", "default", "user", "with0", "tiny"),
     default = NULL,
@@ -279,7 +350,10 @@ fuzz_run <- function(case, tamper = identity) {
         next
       }
       # relative to the values, or to 1e-3 of y where the fit shrinks them to 0
-      err <- max(abs(a - b)) / max(abs(b), abs(yref) * 1e-3, 1e-300)
+      # (where the hat-matrix reference finds a point interpolated, its LOO
+      # value is undefined: not compared)
+      defined <- !is.na(b)
+      err <- max(abs(a - b)[defined], 0) / max(abs(b[defined]), abs(yref) * 1e-3, 1e-300)
       if (!is.finite(err) || (err > tol && !excused)) {
         return(list(outcome = sprintf("silent error %.3g in %s at lambda %g", err, what, l)))
       }
@@ -287,3 +361,15 @@ fuzz_run <- function(case, tamper = identity) {
   }
   list(outcome = "fit", warned = length(warned) > 0)
 }
+
+# Found by the larger problems of issue 27 (seeds of this generator), left for
+# their own issue: each is a silent inaccuracy beyond 1e-6 in a corner the
+# warnings of R/reliability.R do not cover.  test-fuzz.R leaves them out of
+# its run (their tests are skipped); `make fuzz` meets others like them, at
+# about 1 in 400 problems.
+fuzz_known_defects <- list(
+  "weights of 1e-12 of the largest, no intercept: LOO or fitted values off by 1e-5 at small lambda" =
+    c(1493, 1508, 1818),
+  "weights over 11 to 15 decades, polynomial kernel, no intercept: off by 6e-6 to 7e-5" = c(964, 1540),
+  "sparse dual fit without intercept, entries of 5e7: fitted values off by 7e-5" = 211,
+  "sparse x with offsets of 3e8: a direction lost to the raw moments, lambda = 0 kept, LOO off by 0.36" = 1357)

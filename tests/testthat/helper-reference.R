@@ -68,6 +68,17 @@ rlsc_short <- function(...) {
   })
 }
 
+# The same for a call written out (a formula fit whose `weights` or `foldid`
+# are columns: rlsc_short() would pass them on through `...`, where
+# model.frame() cannot find them).
+quiet_boundary <- function(expr) {
+  withCallingHandlers(expr, warning = function(w) {
+    if (grepl("value of the `lambda` grid|value tried", conditionMessage(w))) {
+      invokeRestart("muffleWarning")
+    }
+  })
+}
+
 # Brute-force LOO for d >> n, unweighted with intercept: each refit solves the
 # (n - 1) x (n - 1) kernel-form system on the data centered without point i,
 # beta = Xc' (Xc Xc' + lambda I)^-1 yc, instead of the d x d normal equations.

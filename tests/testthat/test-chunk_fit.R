@@ -349,3 +349,41 @@ test_that("a class without rows is dropped from chunks as in memory; all-NA CSV 
     expect_equal(coef(fc), coef(fm), tolerance = 1e-10, info = first)
   }
 })
+
+test_that("workers get nothing of the caller's workspace, whatever its names (issue 27)", {
+  skip_on_cran()
+  skip_if_not_installed("future.apply")
+  skip_unless_installed_build()
+  set.seed(208)
+  n <- 3000
+  df <- data.frame(y = rnorm(n), x1 = rnorm(n), g = factor(sample(letters[1:5], n, TRUE)))
+  dir <- new_tempdir()
+  paths <- file.path(dir, paste0("p", 1:4, ".rds"))
+  parts <- split(df, rep(1:4, each = n / 4))
+  # each file written after droplevels() without one level: the levels pre-scan runs
+  for (i in 1:4) saveRDS(droplevels(parts[[i]][parts[[i]]$g != letters[i], ]), paths[i])
+  kept <- unsplit(lapply(1:4, function(i) parts[[i]]$g != letters[i]), rep(1:4, each = n / 4))
+  ref <- rlsc_short(y ~ x1 + g, data = df[kept, ])
+  # objects named like the formula's variables, each larger than the limit
+  env <- new.env(parent = globalenv())
+  env$y <- rnorm(1e5)
+  env$x1 <- rnorm(1e5)
+  env$g <- sample(letters, 1e5, TRUE)
+  env$paths <- paths
+  old <- options(future.globals.maxSize = 1e5)
+  on.exit(options(old), add = TRUE)
+  on.exit(future::plan("sequential"), add = TRUE)
+  future::plan("multisession", workers = 2)
+  warned <- character()
+  fit <- withCallingHandlers(
+    evalq(rlsc(y ~ x1 + g, data = chunk_files(paths)), env),
+    warning = function(w) {
+      warned <<- c(warned, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    })
+  expect_false(any(grepl("coercion", warned)))
+  expect_same_fit(fit, ref, tol = 1e-9)
+  expect_equal(unname(predict(fit, df[1:5, ])), unname(predict(ref, df[1:5, ])), tolerance = 1e-9)
+  expect_equal(unname(predict(fit, chunk_files(paths[1:2]))),
+               unname(predict(ref, do.call(rbind, lapply(paths[1:2], readRDS)))), tolerance = 1e-9)
+})

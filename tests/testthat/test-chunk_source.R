@@ -44,5 +44,5 @@ test_that("chunk_matrix() splits the rows, and sources print their chunks", {
   expect_output(print(src), "<rlsc chunk source> 3 chunks: rows 1-4, rows 5-8, rows 9-10")
   expect_output(print(chunk_source(list("a.csv"), identity)), "1 chunk: 'a.csv'")
   # the reader's environment holds what it reads and nothing else
-  expect_setequal(ls(environment(src$read)), c("x", "y", "weights"))
+  expect_setequal(ls(environment(src$read)), c("x", "y", "weights", "foldid"))
 })

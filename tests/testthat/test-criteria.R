@@ -86,6 +86,18 @@ test_that("per_response chooses each column's lambda, as separate fits do", {
   cls <- rlsc_short(iris[, 1:4], iris$Species, per_response = TRUE)
   expect_named(cls$lambda_min, levels(iris$Species))
   expect_s3_class(predict(cls, iris[1:3, 1:4], type = "class"), "factor")
+  # each column at its own lambda: probabilities, predictions over chunks and
+  # the coefficients of a feature kernel (issue 27)
+  prob <- predict(cls, iris[1:3, 1:4], type = "prob")
+  expect_equal(unname(rowSums(prob)), rep(1, 3), tolerance = 1e-12)
+  expect_equal(unname(predict(fit, chunk_matrix(d$x, d$y, chunk_rows = 20))), unname(predict(fit, d$x)),
+               tolerance = 1e-12)
+  ny <- nystrom(kernel_rbf(2), landmarks = d$x[1:6, ])
+  nf <- rlsc_short(d$x, d$y, per_response = TRUE, kernel = ny)
+  for (j in 1:3) {
+    one <- rlsc_short(d$x, d$y[, j], kernel = ny, lambda = nf$lambda)
+    expect_equal(unname(coef(nf)[, j]), unname(coef(one, nf$lambda_min[[j]])), tolerance = 1e-10)
+  }
 })
 
 test_that("class_weights multiply the observation weights", {
@@ -200,4 +212,56 @@ test_that("class_weights are matched to the classes by name; an unknown class is
   expect_equal(coef(rlsc_short(src, class_weights = c(virginica = 2, setosa = 0.5), lambda = c(1, 0.1))),
                coef(rlsc_short(x, iris$Species, class_weights = c(virginica = 2, setosa = 0.5),
                                lambda = c(1, 0.1))), tolerance = 1e-10)
+
+})
+
+test_that("AUC with a fold of one class names the fold, not the lambda grid (issue 27)", {
+  d <- make_data(60, 3, seed = 316)
+  y <- factor(rep(c("a", "b"), 30))
+  folds <- rep(2:3, each = 2, length.out = 60)
+  folds[1:20][y[1:20] == "a"] <- 1   # fold 1 holds only class a
+  lam <- c(10, 1)
+  # that fold has no AUC: the mean of the others', with a warning naming it (by its label)
+  expect_warning(fit <- rlsc_short(d$x, y, criterion = "auc", foldid = folds, lambda = lam),
+                 "the AUC is undefined in fold\\(s\\) 1, whose held-out rows hold one class only")
+  held <- function(k, l) {
+    tr <- folds != k
+    drop(ref_predict(ref_coef(d$x[tr, ], ref_code(y[tr]), lambda = l), d$x[!tr, , drop = FALSE]))
+  }
+  ref <- vapply(lam, function(l) {
+    auc <- vapply(2:3, function(k) ref_auc(held(k, l), y[folds == k] == "b"), 1)
+    sum(auc * table(folds)[2:3]) / sum(table(folds)[2:3])
+  }, 1)
+  expect_equal(fit$cvm, ref, tolerance = 1e-10)
+  expect_warning(rlsc_short(d$x, y, criterion = "auc", foldid = c("p", "q", "r")[folds], lambda = lam),
+                 "fold\\(s\\) p,")
+  expect_warning(rlsc_short(chunk_matrix(d$x, y, chunk_rows = 25, foldid = folds), criterion = "auc",
+                            cv = 3, lambda = lam), "fold\\(s\\) 1,")
+  # every fold of one class: an error that says how to get folds with both
+  expect_error(rlsc(d$x, y, criterion = "auc", foldid = ifelse(y == "a", 1, 2)),
+               "every fold holds one class only; use `cv` = K \\(folds stratified by class\\)")
+  # a fold of one class whose rows all weigh 0 is no fold: no warning
+  w <- ifelse(folds == 1, 0, 1)
+  fit <- rlsc_short(d$x, y, weights = w, criterion = "auc", foldid = folds, lambda = lam)
+  expect_identical(fit$cv, 2L)
+})
+
+test_that("per_response with many targets at an end of the grid: one warning saying how many (issue 27)", {
+  set.seed(317)
+  x <- matrix(rnorm(60 * 4), 60)
+  y <- matrix(rnorm(60 * 400), 60, dimnames = list(NULL, sprintf("t%03d", 1:400)))
+  warnings <- character()
+  fit <- withCallingHandlers(rlsc(x, y, per_response = TRUE), warning = function(w) {
+    warnings <<- c(warnings, conditionMessage(w))
+    invokeRestart("muffleWarning")
+  })
+  expect_length(warnings, 1L)
+  at_end <- names(fit$lambda_min)[fit$index_min %in% c(1L, length(fit$lambda))]
+  expect_gt(length(at_end), 100)
+  expect_match(warnings, paste0("^`lambda_min` of [0-9]+ response column\\(s\\) \\(",
+                                paste0("`", at_end[1:5], "`", collapse = ", "), " and [0-9]+ more\\) is at an end"))
+  # (the count: those of them whose criterion keeps decreasing beyond their end)
+  n <- as.integer(sub("^`lambda_min` of ([0-9]+) .*", "\\1", warnings))
+  expect_lte(n, length(at_end))
+  expect_gt(n, 0)
 })

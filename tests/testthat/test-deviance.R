@@ -23,3 +23,18 @@ test_that("deviance() is the weighted residual sum of squares, lm()'s at lambda 
   expect_error(deviance(fit, lambda = -1), "`lambda` must be a single number >= 0")
   expect_error(deviance(fit, 1, 2), "unknown argument\\(s\\): an unnamed argument")
 })
+
+test_that("deviance() of chunked fits is the in-memory one, regression and classes (issue 27)", {
+  d <- make_data(50, 3, seed = 401)
+  w <- rep(c(1, 0, 2, 0.5, 1), 10)
+  cls <- factor(ifelse(d$y > median(d$y), "hi", "lo"))
+  for (y in list(d$y, cls)) {
+    code <- if (is.factor(y)) ref_code(y) else as.matrix(y)
+    fit <- rlsc_short(chunk_matrix(d$x, y, weights = w, chunk_rows = 12))
+    for (l in list("lambda_min", 2)) {
+      lv <- if (is.character(l)) fit$lambda_min else l
+      ref <- sum(w * (code - ref_predict(ref_coef(d$x, code, w, lv), d$x))^2)
+      expect_equal(deviance(fit, lambda = l), ref, tolerance = 1e-9)
+    }
+  }
+})

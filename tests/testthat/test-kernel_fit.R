@@ -342,3 +342,17 @@ test_that("kernel, sparse and formula fits never modify their inputs", {
   })
   expect_identical(lapply(inputs, snap), bytes)
 })
+
+test_that("an RBF fit without intercept moves the rows first: a common offset costs no digits (issue 27)", {
+  set.seed(251)
+  x <- matrix(rnorm(22 * 3, sd = 0.05), 22) + rep(c(-4e4, 2.5e4, 6e4), each = 22)
+  y <- rnorm(22)
+  sigma <- 0.05
+  fit <- rlsc(x, y, kernel = kernel_rbf(sigma), intercept = FALSE, lambda = c(10, 0.5), keep_eigen = TRUE)
+  k <- exp(-as.matrix(dist(x))^2 / (2 * sigma^2))   # the distances without cancellation
+  for (l in c(10, 0.5)) {
+    h <- k %*% solve(k + l * diag(22))
+    expect_equal(unname(loo_predict(fit, l)), unname(drop((h %*% y - diag(h) * y) / (1 - diag(h)))),
+                 tolerance = 1e-10)
+  }
+})

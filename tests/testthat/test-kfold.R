@@ -131,3 +131,61 @@ test_that("cv = K stratifies the folds of a classification fit by class", {
   r <- rlsc_short(x, rnorm(36), cv = 6, lambda = 1)$foldid
   expect_identical(as.vector(table(r)), rep(6L, 6))
 })
+
+test_that("a fold whose rows all weigh 0 is no fold: K and the standard errors without it (issue 27)", {
+  d <- make_data(40, 3, seed = 306)
+  folds <- rep(1:5, 8)
+  w <- runif(40, 0.5, 2)
+  w[folds == 5] <- 0
+  lambda <- c(10, 1, 0.1)
+  keep <- w > 0
+  fit <- rlsc_short(d$x, d$y, weights = w, foldid = folds, lambda = lambda)
+  expect_identical(fit$cv, 4L)
+  ref <- ref_kfold(d$y[keep], w[keep], folds[keep], lambda, function(train, held, l) {
+    ref_predict(ref_coef(d$x[keep, ][train, ], d$y[keep][train], w[keep][train], l),
+                d$x[keep, ][held, , drop = FALSE])
+  })
+  expect_equal(fit$cvm, ref$cvm, tolerance = 1e-9)
+  expect_equal(fit$cvsd, ref$cvsd, tolerance = 1e-9)   # over 4 folds, not 5
+  expect_equal(fit$path, rlsc_short(d$x[keep, ], d$y[keep], weights = w[keep], foldid = folds[keep],
+                                    lambda = lambda)$path, tolerance = 1e-9)
+  # a kernel fit (dual) the same
+  k <- rlsc_short(d$x, d$y, weights = w, foldid = folds, lambda = lambda, kernel = kernel_rbf(2))
+  expect_identical(k$cv, 4L)
+  kref <- ref_kfold(d$y[keep], w[keep], folds[keep], lambda, function(train, held, l) {
+    xk <- d$x[keep, ]
+    cf <- ref_bordered(ref_rbf(xk[train, ], sigma = 2), d$y[keep][train], w[keep][train], l)
+    ref_kernel_predict(cf, ref_rbf(xk[held, , drop = FALSE], xk[train, ], sigma = 2))
+  })
+  expect_equal(k$cvm, kref$cvm, tolerance = 1e-8)
+  expect_equal(k$cvsd, kref$cvsd, tolerance = 1e-8)
+})
+
+test_that("foldid and cv must agree, on every source (issue 27)", {
+  d <- make_data(24, 2, seed = 307)
+  folds <- rep(1:3, 8)
+  expect_error(rlsc(d$x, d$y, foldid = folds, cv = "gcv"),
+               paste0("^`cv` and `foldid` disagree: `foldid` asks for K-fold cross-validation over ",
+                      "its 3 folds, `cv` is \"gcv\""))
+  expect_error(rlsc(d$x, d$y, foldid = folds, cv = 4),
+               "over its 3 folds, `cv` is 4; give one of them \\(or `cv` = 3\\)$")
+  expect_identical(rlsc_short(d$x, d$y, foldid = folds, cv = 3)$cv, 3L)
+  # folds from the chunks need cv = K
+  src <- chunk_matrix(d$x, d$y, chunk_rows = 7, foldid = folds)
+  expect_error(rlsc(src), paste0("read\\(\\) gives `foldid`, which asks for K-fold cross-validation ",
+                                 "over the chunks' folds: give `cv` = K"))
+  expect_same_fit(rlsc_short(src, cv = 3), rlsc_short(d$x, d$y, foldid = folds))
+  # a formula takes the folds from a column, in memory and in chunks
+  df <- data.frame(y = d$y, a = d$x[, 1], b = d$x[, 2], f = folds)
+  ref <- rlsc_short(d$x, d$y, foldid = folds)
+  expect_equal(quiet_boundary(rlsc(y ~ a + b, data = df, foldid = f))$path, ref$path, tolerance = 1e-12)
+  chunks <- chunk_source(split(df, rep(1:3, each = 8)), identity)
+  expect_equal(quiet_boundary(rlsc(y ~ a + b, data = chunks, foldid = f, cv = 3))$path, ref$path,
+               tolerance = 1e-10)
+  expect_error(rlsc(y ~ a + b, data = chunks, foldid = f),
+               "^`foldid` asks for K-fold cross-validation over the chunks' folds: give `cv` = K, the number of folds$")
+  # rows that na.action drops take their folds with them
+  df$a[5] <- NA
+  expect_equal(quiet_boundary(rlsc(y ~ a + b, data = df, foldid = f))$path,
+               rlsc_short(d$x[-5, ], d$y[-5], foldid = folds[-5])$path, tolerance = 1e-12)
+})

@@ -21,3 +21,26 @@ test_that("a sparse x is checked for non-finite values", {
   xs <- Matrix::sparseMatrix(i = 1:3, j = 1:3, x = c(1, NA, 2), dims = c(5, 3))
   expect_error(rlsc(xs, 1:5), "`x` must not contain NA, NaN or Inf values")
 })
+
+test_that("a sparse x with foldid, and chunk_matrix() over a sparse x, equal brute-force refits (issue 27)", {
+  skip_if_not_installed("Matrix")
+  set.seed(72)
+  xs <- Matrix::rsparsematrix(60, 6, 0.4)
+  y <- as.vector(xs %*% rnorm(6)) + rnorm(60)
+  w <- rep(c(1, 2, 0.5), 20)
+  folds <- rep(1:4, 15)
+  lambda <- c(20, 2, 0.2)
+  xd <- as.matrix(xs)
+  fit <- rlsc_short(xs, y, weights = w, foldid = folds, lambda = lambda)
+  ref <- ref_kfold(y, w, folds, lambda, function(train, held, l) {
+    ref_predict(ref_coef(xd[train, ], y[train], w[train], l), xd[held, , drop = FALSE])
+  })
+  expect_equal(fit$cvm, ref$cvm, tolerance = 1e-9)
+  expect_equal(fit$cvsd, ref$cvsd, tolerance = 1e-9)
+  # in chunks (with the same folds, and then without them: LOO)
+  src <- chunk_matrix(xs, y, weights = w, chunk_rows = 13, foldid = folds)
+  expect_same_fit(rlsc_short(src, cv = 4, lambda = lambda), fit, tol = 1e-9)
+  loo <- rlsc_short(chunk_matrix(xs, y, weights = w, chunk_rows = 13), lambda = lambda)
+  expect_equal(loo$cvm, vapply(lambda, function(l) ref_mse(y, ref_loo(xd, y, w, l), w)[1], 1),
+               tolerance = 1e-9)
+})

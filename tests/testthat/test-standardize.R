@@ -92,3 +92,18 @@ test_that("the LOO of standardize = TRUE holds the full-data scales fixed, as do
   expect_match(txt, "with these full-data column scales held fixed", fixed = TRUE)
   expect_match(txt, "holds for a single fit: each glmnet fold fits with its own", fixed = TRUE)
 })
+
+test_that("fit$scale is the columns' standard deviation, fit$penalty_factor the factors (issue 27)", {
+  d <- make_data(40, 3, seed = 95)
+  x <- d$x * rep(c(1, 5, 0.2), each = 40)
+  w <- rep(c(1, 2, 0, 0.5), 10)
+  pf <- c(4, 1, 0)
+  fit <- rlsc_short(x, d$y, weights = w, standardize = TRUE, penalty_factor = pf, lambda = c(3, 0.3))
+  s <- ref_scale(x, w)
+  expect_equal(unname(fit$scale), s, tolerance = 1e-12)
+  expect_identical(unname(fit$penalty_factor), pf)
+  # the model: lambda sum_j p_j (s_j beta_j)^2, in the units of x
+  for (l in c(3, 0.3)) {
+    expect_equal(unname(coef(fit, l)), unname(drop(ref_coef_pf(x, d$y, w, l, pf * s^2))), tolerance = 1e-10)
+  }
+})

@@ -1,0 +1,110 @@
+# A fuzzer of the C entry points (test-native.R; `make fuzz-native` runs many
+# thousands of calls under AddressSanitizer and UndefinedBehaviorSanitizer).
+# Each call goes straight through .Call with arguments of random dimensions,
+# most of them of the shapes the entry point expects (so that the calls reach
+# the numerical code, not only the checks), with NA, NaN, Inf, zeros and huge
+# values among them, and some arguments replaced by a wrong one: another
+# type, a wrong length, zero length, NULL, a list, a function.  Every call
+# must return or end in an R error: a crash or a sanitizer report is a
+# failure of the C code (C trusts nothing it is handed: STYLE.md).
+
+native_entry_points <- c("rlsc_moments", "rlsc_eigen", "rlsc_project", "rlsc_loo_path",
+                         "rlsc_kernel_matrix", "rlsc_kernel_asymmetry", "rlsc_kernel_eigen",
+                         "rlsc_abs_max", "rlsc_thread_info", "rlsc_blas_set_threads")
+
+# Random doubles of length n with, sometimes, special values among them.
+native_values <- function(n) {
+  v <- rnorm(n) * 10^sample(c(0, 0, 0, -300, 300, 8), 1L)
+  if (n && runif(1) < 0.3) {
+    v[sample.int(n, sample.int(n, 1L))] <- sample(c(NA, NaN, Inf, -Inf, 0, 1e308, -1e308, 5e-324),
+                                                   1L)
+  }
+  v
+}
+native_matrix <- function(nr, nc) matrix(native_values(nr * nc), nr, nc)
+
+# An argument of the wrong kind.
+native_wrong <- function() {
+  switch(sample.int(12L, 1L),
+         NULL, 1L, "a", list(1), NA, TRUE, function(x) x, numeric(), matrix(1L, 2, 2),
+         c(1, 2, 3), matrix(0, 0, 3), new.env())
+}
+
+# The arguments of a call to entry point `name` that fit its checks (dims
+# from 0 to 40, random contents).
+native_valid_args <- function(name) {
+  dim_of <- function() sample(c(0:6, 12, 40), 1L)
+  n <- dim_of()
+  d <- dim_of()
+  nt <- sample(1:3, 1L)
+  threads <- sample(1:3, 1L)
+  flag <- function() runif(1) < 0.5
+  kernel <- function() {
+    type <- sample(c("linear", "rbf", "polynomial", "precomputed"), 1L)
+    params <- switch(type, linear = numeric(), precomputed = numeric(),
+                     rbf = abs(native_values(1L)),
+                     polynomial = c(sample(c(1, 2, 3, 7, 1e9), 1L), native_values(2L)))
+    list(type = type, params = params)
+  }
+  switch(name,
+    rlsc_moments = {
+      icpt <- flag()
+      list(native_matrix(n, d), native_matrix(n, nt), abs(native_values(n)),
+           if (icpt) native_values(d), if (icpt) native_values(nt), flag(), threads)
+    },
+    rlsc_eigen = {
+      s <- native_matrix(n, n)
+      list(if (flag()) s + t(s) else crossprod(s), threads)
+    },
+    rlsc_project = list(native_matrix(n, d), if (flag()) native_values(d), native_values(d),
+                        native_matrix(d, dim_of()), threads),
+    rlsc_loo_path = {
+      r <- dim_of()
+      nl <- sample(0:5, 1L)
+      cls <- flag()
+      keep <- flag()
+      y <- if (cls) matrix(sample(c(-1, 1), n * nt, TRUE), n, nt) else native_matrix(n, nt)
+      list(native_matrix(n, r), abs(native_values(r)), native_matrix(r, nt), runif(n),
+           native_matrix(n, nt), y, abs(native_values(n)), abs(native_values(n)),
+           sample.int(max(n, 1L), sample(0:max(n, 1L), 1L), replace = TRUE), abs(native_values(nl)),
+           flag(), cls, keep, threads, if (!cls && !keep && flag()) abs(native_values(n)),
+           2^sample(-10:10, 1L))
+    },
+    rlsc_kernel_matrix = {
+      k <- kernel()
+      if (k$type == "precomputed" && flag()) k <- list(type = "linear", params = numeric())
+      list(native_matrix(n, d), if (flag()) native_matrix(dim_of(), d), k$type, k$params,
+           if (flag()) native_values(d), if (flag()) native_values(d), if (flag()) abs(native_values(d)),
+           threads)
+    },
+    rlsc_kernel_asymmetry = list(native_matrix(n, n)),
+    rlsc_kernel_eigen = {
+      k <- kernel()
+      x <- if (k$type == "precomputed") crossprod(native_matrix(n, n)) else native_matrix(n, d)
+      list(x, abs(native_values(n)), k$type, k$params, if (flag()) native_values(ncol(x)),
+           if (flag()) native_values(ncol(x)), if (flag()) abs(native_values(ncol(x))), flag(), threads)
+    },
+    rlsc_abs_max = list(native_values(dim_of())),
+    rlsc_thread_info = list(),
+    rlsc_blas_set_threads = list(sample(1:2, 1L)))
+}
+
+# Call `seed`: an entry point, its arguments (in a third of the calls one or
+# two of them replaced by a wrong one; now and then one too many), and the
+# outcome: "value", or "error" with R's message.  Anything else never comes
+# back: the process has crashed.
+native_fuzz_call <- function(seed) {
+  set.seed(seed)
+  name <- sample(native_entry_points, 1L)
+  args <- native_valid_args(name)
+  mutated <- logical(length(args))
+  if (length(args) && runif(1) < 0.35) {
+    mutated[sample.int(length(args), min(length(args), sample.int(2L, 1L)))] <- TRUE
+  }
+  for (i in which(mutated)) args[i] <- list(native_wrong())
+  fun <- get(paste0("C_", name), envir = asNamespace("rlsc"))
+  if (runif(1) < 0.02) args <- c(args, list(1))   # one argument too many
+  result <- tryCatch(list(outcome = "value", value = do.call(".Call", c(list(fun), args))),
+                     error = function(e) list(outcome = "error", message = conditionMessage(e)))
+  c(list(seed = seed, name = name, mutated = any(mutated)), result)
+}

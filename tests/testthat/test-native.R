@@ -1,0 +1,24 @@
+# The C entry points called directly through .Call with random dimensions,
+# special values and wrong arguments (helper-native.R): every call returns or
+# ends in an R error.  The suite runs 500 calls (under `make sanitize` and
+# `make valgrind` too); `make fuzz-native` runs 20000 under AddressSanitizer
+# and UndefinedBehaviorSanitizer (RLSC_NATIVE_FUZZ_CALLS, RLSC_NATIVE_FUZZ_FIRST).
+
+test_that("the C entry points return or raise an R error, whatever they are handed", {
+  first <- as.integer(Sys.getenv("RLSC_NATIVE_FUZZ_FIRST", "1"))
+  calls <- as.integer(Sys.getenv("RLSC_NATIVE_FUZZ_CALLS", "500"))
+  old <- c_blas_set_threads(1L)   # the calls of rlsc_blas_set_threads() change it
+  on.exit(c_blas_set_threads(as.integer(max(1, old))))
+  out <- lapply(seq(first, length.out = calls), native_fuzz_call)
+  outcome <- vapply(out, `[[`, "", "outcome")
+  expect_true(all(outcome %in% c("value", "error")))
+  # the arguments that fit reach the numerical code: most of them give values,
+  # of every entry point
+  valid <- !vapply(out, `[[`, NA, "mutated")
+  expect_gt(mean(outcome[valid] == "value"), 0.6)
+  names <- vapply(out, `[[`, "", "name")
+  expect_setequal(unique(names[valid & outcome == "value"]), native_entry_points)
+  # a wrong argument is an error that names it (or R's count of arguments)
+  msgs <- vapply(out[!valid & outcome == "error"], `[[`, "", "message")
+  expect_true(all(grepl("^'[a-z0-9_]+' |Incorrect number of arguments|must|overflow", msgs)))
+})
