@@ -56,8 +56,9 @@ run_futures <- function(tasks, args, chunks, what) {
   # a formula template (y ~ x + g) would ship the caller's objects named y, x
   # and g; an environment is not scanned.
   job <- list2env(c(args, list(errors_as_value = TRUE)), parent = emptyenv())
+  task <- quote(run_job(idx, job))   # (a call, so that `idx` is no global of this file)
   futures <- lapply(seq_along(tasks), function(k) {
-    future::future(run_job(idx, job), substitute = TRUE,
+    future::future(task, substitute = FALSE,
                    globals = list(run_job = run_job, idx = tasks[[k]], job = job),
                    packages = "rlsc", seed = NULL, label = sprintf("rlsc-task-%d", k))
   })
