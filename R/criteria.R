@@ -6,21 +6,35 @@
 
 needs_values <- function(crit) crit$name %in% c("auc", "custom")
 
-# The columns of a validation table from `stat(k)`, the mean and standard
-# error of the k-th loss of src/path.c (1 squared error, 2 absolute error,
-# 3 misclassification, 4 squared training residual, 4 + t squared error of
-# response column t).
+# The columns of a validation table from `stat(k)`, the means and standard
+# errors (two L x length(k) matrices) of the losses k of src/path.c (1 squared
+# error, 2 absolute error, 3 misclassification, 4 squared training residual,
+# 4 + t squared error of response column t); all response columns at once,
+# so thousands of them cost no loop in R.
 criteria_columns <- function(stat, classify, nt, crit) {
   cols <- list()
-  cols[c("mse", "mse_se")] <- stat(1L)
-  cols[c("mae", "mae_se")] <- stat(2L)
-  cols[c("misclass", "misclass_se")] <- if (classify) stat(3L) else list(NA_real_, NA_real_)
+  pair <- function(k) lapply(stat(k), drop)
+  cols[c("mse", "mse_se")] <- pair(1L)
+  cols[c("mae", "mae_se")] <- pair(2L)
+  cols[c("misclass", "misclass_se")] <- if (classify) pair(3L) else list(NA_real_, NA_real_)
   if (isTRUE(crit$per_response)) {
-    for (t in seq_len(nt)) {
-      cols[paste0("mse_", crit$responses[t], c("", "_se"))] <- stat(4L + t)
-    }
+    each <- stat(4L + seq_len(nt))
+    per <- vector("list", 2L * nt)
+    per[2L * seq_len(nt) - 1L] <- matrix_columns(each[[1L]])
+    per[2L * seq_len(nt)] <- matrix_columns(each[[2L]])
+    names(per) <- paste0("mse_", rep(crit$responses, each = 2L), c("", "_se"))
+    cols <- c(cols, per)
   }
   cols
+}
+
+matrix_columns <- function(m) lapply(seq_len(ncol(m)), function(j) m[, j])
+
+# A data frame of the columns `cols` (a named list of vectors of one length),
+# built directly: data.frame() takes seconds for thousands of columns.
+new_table <- function(cols) {
+  structure(cols, names = names(cols), row.names = c(NA_integer_, -length(cols[[1L]])),
+            class = "data.frame")
 }
 
 # The leave-one-out table of a path: losses averaged over the observations of
@@ -29,8 +43,13 @@ criteria_columns <- function(stat, classify, nt, crit) {
 path_table <- function(path, lambda, classify, crit) {
   ok <- path$n_na == 0
   stat <- function(k) {   # in the units of y (the path's losses are in `unit`s)
-    back <- function(v) ifelse(ok, from_unit(v, path$unit, path$power[k]), NA_real_)
-    list(back(path$mean[, k]), back(sqrt(path$m2[, k] / path$w[, k] / (path$npos - 1))))
+    back <- function(v) {
+      v <- from_unit_columns(v, path$unit, path$power[k])
+      v[!ok, ] <- NA_real_
+      v
+    }
+    list(back(path$mean[, k, drop = FALSE]),
+         back(sqrt(path$m2[, k, drop = FALSE] / path$w[, k, drop = FALSE] / (path$npos - 1))))
   }
   cols <- criteria_columns(stat, classify, ncol(path$mean) - 4L, crit)
   if (needs_values(crit)) cols[paste0(crit$name, c("", "_se"))] <- path$value
@@ -41,9 +60,12 @@ path_table <- function(path, lambda, classify, crit) {
     cols$gcv <- path$npos * rss / (path$npos - path$df)^2
     cols$gcv_se <- NA_real_
   }
-  data.frame(lambda = lambda, df = path$df, cols, rss = rss, n_na = path$n_na,
-             check.names = FALSE)
+  new_table(c(list(lambda = lambda, df = path$df), recycle_columns(cols, length(lambda)),
+              list(rss = rss, n_na = path$n_na)))
 }
+
+# Scalar columns (NA where a criterion does not apply) repeated to `n` rows.
+recycle_columns <- function(cols, n) lapply(cols, function(v) if (length(v) == n) v else rep_len(v, n))
 
 # A criterion of the predictions themselves at each lambda: the AUC (with
 # Hanley and McNeil's standard error) or a user's function (no standard

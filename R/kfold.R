@@ -85,28 +85,32 @@ heldout_block_paths <- function(rows, i, engines, lambda, classify, keep, unit, 
 # the folds' sums of weights, and their standard errors over folds.  A fold
 # whose rows all weigh 0 counts neither in K nor in the standard errors.
 folds_table <- function(per_fold, lambda, df, classify, crit) {
-  fw <- matrix(vapply(per_fold, function(p) p$w[, 1L], numeric(length(lambda))), length(lambda))
+  nl <- length(lambda)
+  fw <- matrix(vapply(per_fold, function(p) p$w[, 1L], numeric(nl)), nl)
   used <- colSums(fw) > 0
   per_fold <- per_fold[used]
   fw <- fw[, used, drop = FALSE]
   nfold <- length(per_fold)
-  over_folds <- function(means, power = 0) {   # means in `unit`s, results in units of y
-    means <- matrix(means, length(lambda))
-    m <- rowSums(fw * means) / rowSums(fw)
-    se <- sqrt(rowSums(fw * (means - m)^2) / rowSums(fw) / (nfold - 1))
-    unit <- per_fold[[1L]]$unit %||% 1
-    list(from_unit(m, unit, power), from_unit(se, unit, power))
+  unit <- per_fold[[1L]]$unit %||% 1
+  # means (L x S) over folds of L x S per-fold means, weighted by fw (L x K),
+  # and their standard errors, for every stat at once
+  over_folds <- function(means) {   # a list of L x S matrices, one per fold
+    total <- rowSums(fw)
+    m <- Reduce(`+`, Map(function(x, k) x * fw[, k], means, seq_len(nfold))) / total
+    dev <- Reduce(`+`, Map(function(x, k) (x - m)^2 * fw[, k], means, seq_len(nfold)))
+    list(m, sqrt(dev / total / (nfold - 1)))
   }
-  stat <- function(k) {
-    over_folds(vapply(per_fold, function(p) p$mean[, k], numeric(length(lambda))),
-               per_fold[[1L]]$power[k])
+  all <- over_folds(lapply(per_fold, function(p) p$mean))
+  power <- per_fold[[1L]]$power
+  stat <- function(k) {   # in `unit`s in the folds, in units of y here
+    lapply(all, function(v) from_unit_columns(v[, k, drop = FALSE], unit, power[k]))
   }
   cols <- criteria_columns(stat, classify, ncol(per_fold[[1L]]$mean) - 4L, crit)
   if (needs_values(crit)) {
-    cols[paste0(crit$name, c("", "_se"))] <-
-      over_folds(vapply(per_fold, function(p) p$value[[1L]], numeric(length(lambda))))
+    values <- over_folds(lapply(per_fold, function(p) matrix(p$value[[1L]], nl)))
+    cols[paste0(crit$name, c("", "_se"))] <- lapply(values, drop)
   }
-  tab <- data.frame(lambda = lambda, df = df, cols, n_na = 0, check.names = FALSE)
+  tab <- new_table(c(list(lambda = lambda, df = df), recycle_columns(cols, nl), list(n_na = rep(0, nl))))
   attr(tab, "folds") <- nfold
   tab
 }

@@ -22,7 +22,7 @@ SEXP rlsc_project(SEXP x, SEXP shift, SEXP center, SEXP v, SEXP threads);
 /* path.c: step 3, leverages, fits, exact LOO outputs and criteria for a lambda grid */
 SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEXP w,
                    SEXP omega, SEXP rows, SEXP lambda, SEXP complement, SEXP classify,
-                   SEXP keep, SEXP threads, SEXP perp, SEXP unit);
+                   SEXP keep, SEXP threads, SEXP perp, SEXP unit, SEXP yorigin);
 /* kernel.c: kernel matrices, and the eigendecomposition of the weighted
    double-centered kernel (the dual form) */
 SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params, SEXP shift, SEXP center,
