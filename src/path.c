@@ -523,22 +523,29 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
     memset(pna, 0, sizeof(double) * (size_t) nl);
 
     /* the sizes of the pieces, from the sizes of the problem only: blocks of
-       rows (an eighth of them, 64 to MAX_BLOCK_ROWS, fewer when the rows'
-       coordinates would pass about 16 MiB), blocks of columns and chunks of
-       lambdas whose products and filters fill PRODUCT_DOUBLES */
-    int nb_max = n / 8 + 1;
-    if (nb_max < 64) nb_max = 64;
-    if (nb_max > MAX_BLOCK_ROWS) nb_max = MAX_BLOCK_ROWS;
-    if ((double) nb_max * r > (1 << 20)) nb_max = (1 << 20) / (r > 0 ? r : 1);
-    if (nb_max < 16) nb_max = 16;
-    if (nb_max > n) nb_max = n > 0 ? n : 1;
-    double per_col = (double) nb_max + r;
-    int tb_max = (int) (PRODUCT_DOUBLES / per_col);
-    if (tb_max < 1) tb_max = 1;
-    if (tb_max > nt) tb_max = nt;
-    int lc = (int) (PRODUCT_DOUBLES / (per_col * tb_max));
-    if (lc < 1) lc = 1;
-    if (lc > nl) lc = nl > 0 ? nl : 1;
+       MAX_BLOCK_ROWS rows (fewer when the rows' coordinates would pass about
+       8 MiB), blocks of columns and chunks of lambdas whose products and
+       filters fill PRODUCT_DOUBLES; when that gives fewer than 8 pieces, row
+       blocks of an eighth of the rows (at least 64), so that a few hundred
+       rows still give every thread pieces */
+    int nb_max = 0, tb_max = 0, lc = 1;
+    for (int pass = 0; pass < 2; pass++) {
+        nb_max = pass == 0 ? MAX_BLOCK_ROWS : n / 8 + 1;
+        if (nb_max < 64) nb_max = 64;
+        if (nb_max > MAX_BLOCK_ROWS) nb_max = MAX_BLOCK_ROWS;
+        if ((double) nb_max * r > (1 << 20)) nb_max = (1 << 20) / (r > 0 ? r : 1);
+        if (nb_max < 16) nb_max = 16;
+        if (nb_max > n) nb_max = n > 0 ? n : 1;
+        double per_col = (double) nb_max + r;
+        tb_max = (int) (PRODUCT_DOUBLES / per_col);
+        if (tb_max < 1) tb_max = 1;
+        if (tb_max > nt) tb_max = nt;
+        lc = (int) (PRODUCT_DOUBLES / (per_col * tb_max));
+        if (lc < 1) lc = 1;
+        if (lc > nl) lc = nl > 0 ? nl : 1;
+        double pieces = ceil((double) n / nb_max) * ceil((double) nt / tb_max);
+        if (pieces >= 8) break;
+    }
     path_job job = {ntot, n, r, nt, nl, comp, cls, kp, nb_max, tb_max, lc, 0, 0, prow,
                     REAL(basis), REAL(q), isNull(r0) ? NULL : REAL(r0), REAL(y), REAL(w),
                     REAL(omega), filt, REAL(g), isNull(perp) ? NULL : REAL(perp),
@@ -548,38 +555,52 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
     job.nrb = nrb;
     job.ncb = ncb;
 
-    /* rounds of a few row blocks (all their column blocks): at least two
-       pieces per thread, at most four unless one row block has more */
+    /* rounds of row blocks (all their column blocks).  With one column block
+       each piece summarizes its rows itself, keeping only (w, mean, m2)
+       per lambda and loss: rounds of about 2e8 operations per thread (few
+       parallel regions, each answering interrupts after it).  With several,
+       a round keeps every piece's partial sums per row until the merge:
+       rounds of two to four pieces per thread. */
+    int single = ncb == 1;
     double piece_flops = 2.0 * nb_max * (double) r * nl * (tb_max + 1) + 12.0 * nb_max * nl * tb_max;
-    int per_round = (2 * nth + ncb - 1) / ncb;
-    int most = (4 * nth) / ncb;
-    int cheap = (int) (4e8 * nth / (piece_flops * ncb));
-    if (per_round < (cheap < most ? cheap : most)) per_round = cheap < most ? cheap : most;
+    int per_round;
+    if (single) {
+        double want = 2e8 * nth / piece_flops;
+        per_round = want < 2 * nth ? 2 * nth : want > 256 ? 256 : (int) want;
+    } else {
+        per_round = (2 * nth + ncb - 1) / ncb;
+        int most = (4 * nth) / ncb, cheap = (int) (4e8 * nth / (piece_flops * ncb));
+        if (per_round < (cheap < most ? cheap : most)) per_round = cheap < most ? cheap : most;
+    }
     if (per_round < 1) per_round = 1;
     if (per_round > nrb) per_round = nrb > 0 ? nrb : 1;
     int npieces = per_round * ncb;
 
-    /* scratch: per thread, and the pieces' outputs of a round */
+    /* scratch: per thread; the pieces' outputs of a round: their columns'
+       summaries and (several column blocks) their rows' partial sums, which
+       with one column block stay in the thread's scratch */
     size_t sd = piece_doubles(&job), snl = nl, snb = nb_max;
     size_t ssum = NLOSS * snb + snb + snb / 2 + 2;
+    size_t row_part = 3 * snb * snl + (cls ? snb * snl : 0) + 2 * snb * snl + snl;
+    size_t col_part = 3 * snl * tb_max;
+    int nrow_parts = single ? nth : npieces;
     double *scratch = (double *) R_alloc(sd * nth, sizeof(double));
     double *sscratch = (double *) R_alloc(ssum * nth, sizeof(double));
-    size_t per_piece = 3 * snb * snl + (cls ? snb * snl : 0) + 3 * snl * tb_max + 2 * snb * snl + snl;
-    double *pbuf = (double *) R_alloc(per_piece * npieces + 1, sizeof(double));
-    int *ibuf = (int *) R_alloc(cls ? snb * snl * npieces : 1, sizeof(int));
-    piece_out *outs = (piece_out *) R_alloc(npieces, sizeof(piece_out));
-    for (int p = 0; p < npieces; p++) {
-        double *at = pbuf + per_piece * p;
+    double *rbuf = (double *) R_alloc(row_part * nrow_parts + 1, sizeof(double));
+    double *cbuf = (double *) R_alloc(col_part * npieces + 1, sizeof(double));
+    int *ibuf = (int *) R_alloc(cls ? snb * snl * nrow_parts : 1, sizeof(int));
+    piece_out *outs = (piece_out *) R_alloc(nrow_parts, sizeof(piece_out));
+    for (int p = 0; p < nrow_parts; p++) {
+        double *at = rbuf + row_part * p;
         outs[p].rowsum = at;
         at += 3 * snb * snl;
         outs[p].best = cls ? at : NULL;
         at += cls ? snb * snl : 0;
         outs[p].best_t = cls ? ibuf + snb * snl * p : NULL;
-        outs[p].colsum = at;
-        at += 3 * snl * tb_max;
         outs[p].den = at;
         outs[p].okw = at + snb * snl;
         outs[p].nbad = at + 2 * snb * snl;
+        outs[p].colsum = cbuf + col_part * p;
     }
     size_t per_block = 3 * snl * NLOSS + snl;
     double *sums = (double *) R_alloc(per_block * per_round + 1, sizeof(double));
@@ -587,15 +608,27 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
     for (int b0 = 0; b0 < nrb; b0 += per_round) {
         int b1 = b0 + per_round < nrb ? b0 + per_round : nrb, np = (b1 - b0) * ncb;
         int par = rlsc_parallel(nth, np, piece_flops * np);
-        RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
-        for (int p = 0; p < np; p++)
-            path_piece(&job, b0 + p / ncb, p % ncb, scratch + sd * rlsc_thread_id(), outs + p);
-        par = rlsc_parallel(nth, b1 - b0, 20.0 * nb_max * nl * ncb * (b1 - b0));
-        RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
-        for (int bb = b0; bb < b1; bb++) {
-            double *sum = sums + per_block * (bb - b0);
-            row_block_summary(&job, bb, outs + (size_t) (bb - b0) * ncb,
-                              sscratch + ssum * rlsc_thread_id(), sum, sum + 3 * snl * NLOSS);
+        if (single) {
+            RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
+            for (int p = 0; p < np; p++) {
+                int id = rlsc_thread_id();
+                piece_out o = outs[id];
+                double *sum = sums + per_block * p;
+                o.colsum = cbuf + col_part * p;
+                path_piece(&job, b0 + p, 0, scratch + sd * id, &o);
+                row_block_summary(&job, b0 + p, &o, sscratch + ssum * id, sum, sum + 3 * snl * NLOSS);
+            }
+        } else {
+            RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
+            for (int p = 0; p < np; p++)
+                path_piece(&job, b0 + p / ncb, p % ncb, scratch + sd * rlsc_thread_id(), outs + p);
+            par = rlsc_parallel(nth, b1 - b0, 20.0 * nb_max * nl * ncb * (b1 - b0));
+            RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
+            for (int bb = b0; bb < b1; bb++) {
+                double *sum = sums + per_block * (bb - b0);
+                row_block_summary(&job, bb, outs + (size_t) (bb - b0) * ncb,
+                                  sscratch + ssum * rlsc_thread_id(), sum, sum + 3 * snl * NLOSS);
+            }
         }
         /* the merge, in the order of the row blocks */
         for (int bb = b0; bb < b1; bb++) {
@@ -605,7 +638,7 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
             for (int l = 0; l < nl; l++) pna[l] += sum[3 * snl * NLOSS + l];
             if (nt == 1) continue;
             for (int c = 0; c < ncb; c++) {
-                const double *cs = outs[(size_t) (bb - b0) * ncb + c].colsum;
+                const double *cs = cbuf + col_part * ((size_t) (bb - b0) * ncb + c);
                 int t0 = c * tb_max, tb = nt - t0 < tb_max ? nt - t0 : tb_max;
                 for (int tt = 0; tt < tb; tt++)
                     for (int l = 0; l < nl; l++) {

@@ -42,6 +42,13 @@ entry_points <- list(
       list(diag(3), "'v' must have 2 rows, not 3"), list(c(1, 0), "'v' must be a matrix"),
       list(TRUE, "'v' must be a double matrix"), list(0L, threads_error), list("2", threads_error)),
     arg = c(1, 1, 2, 2, 3, 3, 4, 4, 4, 5, 5)),
+  C_rlsc_crossprod = list(
+    ok = list(matrix(1, 3, 2), matrix(1, 3, 4), 2L),
+    bad = list(
+      list(1:6, "'a' must be a double matrix"), list(rep(1, 6), "'a' must be a matrix"),
+      list(matrix(1, 2, 4), "'b' must have 3 rows, not 2"), list("b", "'b' must be a double matrix"),
+      list(0L, threads_error)),
+    arg = c(1, 1, 2, 2, 3)),
   C_rlsc_loo_path = list(
     ok = list(matrix(1, 4, 2), c(2, 1), matrix(1, 2, 1), rep(0.75, 4), matrix(0, 4, 1),
               matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4), 1:4, c(1, 0.5), FALSE, FALSE, TRUE, 2L,
