@@ -327,8 +327,8 @@ search_per_response <- function(search, spec) {
         at <- cols[better]
         value[at] <- sel$value[better]
         cand[at] <- batch[b]
-        imin[at] <- sel$imin[better]
-        i1se[at] <- sel$i1se[better]
+        imin[at] <- sel$index_min[better]
+        i1se[at] <- sel$index_1se[better]
         curve[, at] <- m[, better]
         se[, at] <- s[, better]
         n_na[, at] <- tab$n_na
@@ -342,21 +342,6 @@ search_per_response <- function(search, spec) {
   }
   list(lambda = lambda, cand = cand, imin = imin, i1se = i1se, scores = scores, value = value,
        path = band_path(lambda, curve, se, n_na, responses, data$resp$type == "classification"))
-}
-
-# lambda_min and lambda_1se of each column of a criterion matrix (lambdas x
-# columns) and its standard errors, as select_lambda() chooses them (the
-# first minimum on the decreasing grid; NA for a column without any value).
-select_columns <- function(m, s) {
-  nl <- nrow(m)
-  imin <- apply(m, 2L, function(v) if (all(is.na(v))) NA_integer_ else which.min(v))
-  idx <- cbind(imin, seq_len(ncol(m)))
-  value <- m[idx]
-  threshold <- value + s[idx]
-  ok <- !is.na(m) & m <= rep(threshold, each = nl)
-  first <- apply(ok, 2L, function(v) if (any(v)) which(v)[1L] else NA_integer_)
-  i1se <- ifelse(is.na(threshold) | is.na(first), imin, pmin(first, imin))
-  list(imin = as.integer(imin), i1se = as.integer(i1se), value = value)
 }
 
 # Each engine's criterion of each response column over the grid (lambdas x

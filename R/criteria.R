@@ -6,22 +6,30 @@
 
 needs_values <- function(crit) crit$name %in% c("auc", "custom")
 
-# The columns of a validation table from `stat(k)`, the mean and standard
-# error of the k-th loss of src/path.c (1 squared error, 2 absolute error,
-# 3 misclassification, 4 squared training residual, 4 + t squared error of
-# response column t).
+# The columns of a validation table from `stat(k)`, the means and standard
+# errors (two L x length(k) matrices) of the losses k of src/path.c (1 squared
+# error, 2 absolute error, 3 misclassification, 4 squared training residual,
+# 4 + t squared error of response column t); all response columns at once,
+# so thousands of them cost no loop in R.
 criteria_columns <- function(stat, classify, nt, crit) {
   cols <- list()
-  cols[c("mse", "mse_se")] <- stat(1L)
-  cols[c("mae", "mae_se")] <- stat(2L)
-  cols[c("misclass", "misclass_se")] <- if (classify) stat(3L) else list(NA_real_, NA_real_)
-  if (isTRUE(crit$per_response)) {   # (one list, not a list grown column by column)
-    per <- unlist(lapply(seq_len(nt), function(t) stat(4L + t)), recursive = FALSE)
+  pair <- function(k) lapply(stat(k), drop)
+  cols[c("mse", "mse_se")] <- pair(1L)
+  cols[c("mae", "mae_se")] <- pair(2L)
+  cols[c("misclass", "misclass_se")] <- if (classify) pair(3L) else list(NA_real_, NA_real_)
+  if (isTRUE(crit$per_response)) {
+    each <- stat(4L + seq_len(nt))
+    per <- vector("list", 2L * nt)
+    per[2L * seq_len(nt) - 1L] <- matrix_columns(each[[1L]])
+    per[2L * seq_len(nt)] <- matrix_columns(each[[2L]])
     names(per) <- paste0("mse_", rep(crit$responses, each = 2L), c("", "_se"))
     cols <- c(cols, per)
   }
   cols
 }
+
+# The columns of a matrix as a list of vectors.
+matrix_columns <- function(m) lapply(seq_len(ncol(m)), function(j) m[, j])
 
 # A validation table from its columns (single values repeated down the
 # rows): data.frame() checks each column at a cost that thousands of response
@@ -34,7 +42,7 @@ validation_frame <- function(cols, nl) list2DF(lapply(cols, rep_len, nl), nl)
 path_table <- function(path, lambda, classify, crit) {
   stat <- function(k) {
     s <- path_stats(path, k)
-    list(s$mean[, 1L], s$se[, 1L])
+    list(s$mean, s$se)
   }
   cols <- criteria_columns(stat, classify, ncol(path$mean) - 4L, crit)
   if (needs_values(crit)) cols[paste0(crit$name, c("", "_se"))] <- path$value
@@ -74,6 +82,7 @@ gcv_value <- function(path, rss) {
   room <- n - (path$df + path$intercept)
   ifelse(room > 1e-8 * n, n^2 * rss / room^2, NA_real_)
 }
+
 
 # A criterion of the predictions themselves at each lambda: the AUC (with
 # Hanley and McNeil's standard error) or a user's function (no standard

@@ -49,7 +49,7 @@ dual_engine <- function(kernel, rows, intercept, scale = NULL) {
   nt <- ncol(y)
   s <- sqrt(w[pos])
   resid <- (y - rep(origin$yshift, each = n)) - rep(origin$ybar, each = n)
-  z <- crossprod(eig$vectors, s * resid[pos, , drop = FALSE])
+  z <- c_crossprod(eig$vectors, s * resid[pos, , drop = FALSE])
   u <- eig$vectors[, keep, drop = FALSE]
   rest <- eig$vectors[, !keep, drop = FALSE]
   kbar <- eig$kbar

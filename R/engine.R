@@ -111,6 +111,15 @@ validate_engine <- function(eng) {
   eng
 }
 
+# The engine of the response columns `cols` alone (the same factorization).
+engine_columns <- function(eng, cols) {
+  for (f in c("g", "r0", "beta0")) {
+    if (!is.null(eng[[f]])) eng[[f]] <- eng[[f]][, cols, drop = FALSE]
+  }
+  for (f in c("ybar", "yshift")) eng[[f]] <- eng[[f]][cols]
+  eng
+}
+
 engine_path <- function(eng, data, lambda, classify = FALSE, keep = FALSE, sums = FALSE) {
   UseMethod("engine_path")
 }

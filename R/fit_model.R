@@ -276,11 +276,13 @@ search_settings <- function(search, spec) {
   best
 }
 
-# The lambda grid of an engine and its validation table, computed at the grid
-# and at the lambdas beyond_grid() may probe past its ends in one evaluation.
-# The default grid ends at lambda = 0 when least squares is defined and
-# accurate there (least_squares_candidate()) and no point is interpolated at
-# 0 (else the grid is made again without it).
+# The lambda grid of an engine and its validation table.  The lambdas
+# beyond_grid() may probe past the grid's ends go with the grid, in the same
+# evaluation, unless probes_later() finds a second evaluation of only the
+# probes needed cheaper (then probe_table() computes them once lambda_min is
+# known; `extended` is NULL here).  The default grid ends at lambda = 0 when
+# least squares is defined and accurate there (least_squares_candidate()) and
+# no point is interpolated at 0 (else the grid is made again without it).
 grid_table <- function(built, spec, what) {
   eng <- built$engine
   lambda <- spec$lambda
@@ -292,9 +294,10 @@ grid_table <- function(built, spec, what) {
   }
   repeat {
     probes <- setdiff(beyond_probes(eng, lambda), lambda)
-    extended <- validation_table(eng, built$data, c(lambda, probes), spec$crit, built$folds,
-                                 spec$cv$K, spec$cv$labels)
-    path <- extended[seq_along(lambda), ]
+    later <- probes_later(built, spec, length(probes))
+    extended <- validation_table(eng, built$data, c(lambda, if (!later) probes), spec$crit,
+                                 built$folds, spec$cv$K, spec$cv$labels)
+    path <- if (nrow(extended) == length(lambda)) extended else extended[seq_along(lambda), ]
     defined <- path$n_na == 0
     if (!all(is.finite(path$mse[defined]))) {
       stop_arg("the leave-one-out errors overflow: `y` (or `x`) is too large in magnitude; ",
@@ -306,7 +309,61 @@ grid_table <- function(built, spec, what) {
   }
   attr(path, "folds") <- attr(extended, "folds")
   attr(path, "pairs") <- attr(extended, "pairs")
-  list(lambda = lambda, path = path, extended = extended)
+  list(lambda = lambda, path = path, extended = if (!later) extended)
+}
+
+# Whether the probes beyond the grid are better evaluated after lambda_min is
+# chosen, for only the end(s) it sits at (and, choosing per response column,
+# only those columns), than with the grid.  With the grid they cost their
+# share of the path, nprobe / length(grid) of it, in every fit; later they
+# cost a second evaluation, only when lambda_min sits at an end: for a dual
+# engine (which holds its rows) the probes alone, for a primal one also the
+# projection of the rows again, 2 n d r operations against 2 n r (1 + T) per
+# lambda; a chunk source would be read again, and the dual K-fold engines
+# rebuilt, so those keep the probes with the grid.
+probes_later <- function(built, spec, nprobe) {
+  # (a criterion of the values, AUC or a user's, keeps them in one evaluation)
+  if (built$data$kind != "memory" || !nprobe || needs_values(spec$crit)) return(FALSE)
+  eng <- built$engine
+  nt <- ncol(eng$g)
+  if (inherits(eng, "rlsc_dual")) return(spec$cv$type != "kfold")
+  nrow(eng$v) < nprobe * (1 + nt)
+}
+
+# The validation table at the probes beyond_grid() needs for the lambda_min
+# of `sel` (select_fit()) when grid_table() left them for later: the probes
+# past the end(s) lambda_min sits at, for the criterion's column (choosing
+# per response column: the squared-error columns of the regression responses
+# at an end, computed for those responses only), with the grid's rows before
+# them.  A list of the lambdas and those columns, which is what
+# check_boundary() reads; the grid's table when no lambda_min sits at an end.
+probe_table <- function(best, spec, sel) {
+  eng <- best$engine
+  lambda <- best$lambda
+  nl <- length(lambda)
+  crit <- spec$crit
+  index <- sel$index_min
+  top <- index == 1L
+  bottom <- index == nl & lambda[nl] > 0
+  if (nl < 2L || !any(top | bottom)) return(best$path)
+  probes <- setdiff(c(if (any(top)) probe_lambdas(eng, lambda[1L], TRUE),
+                      if (any(bottom)) probe_lambdas(eng, lambda[nl], FALSE)), lambda)
+  cols <- if (isTRUE(crit$per_response)) paste0("mse_", crit$responses[top | bottom]) else crit$name
+  if (!length(probes)) return(best$path)
+  data <- best$data
+  folds <- best$folds
+  if (isTRUE(crit$per_response) && data$resp$type == "regression") {
+    keep <- which(top | bottom)
+    eng <- engine_columns(eng, keep)
+    data <- data_columns(data, keep)
+    if (is.list(folds)) folds <- lapply(folds, engine_columns, cols = keep)
+    crit$responses <- crit$responses[keep]
+  }
+  tab <- validation_table(eng, data, probes, crit, folds, spec$cv$K, spec$cv$labels)
+  grid <- unclass(best$path)
+  tab <- unclass(tab)
+  c(list(lambda = c(lambda, probes)),
+    stats::setNames(lapply(cols, function(col) c(grid[[col]], tab[[col]])), cols))
 }
 
 # The response of a dual engine's rows (the reliability of its rows of zero
@@ -355,7 +412,10 @@ new_fit <- function(call, best, search, spec) {
   }
   sel <- select_fit(best$path, spec$crit)
   # without any direction (a constant kernel) every lambda gives the same fit
-  if (length(eng$values)) check_boundary(best$extended, eng, lambda, sel$index_min, spec$crit)
+  if (length(eng$values)) {
+    extended <- best$extended %||% probe_table(best, spec, sel)
+    check_boundary(extended, eng, lambda, sel$index_min, spec$crit)
+  }
   # (settings that all give the same criterion leave nothing to extend)
   if (length(unique(best$scores)) > 1L) warn_kernel_boundary(search$grid, best$j)
   kernel <- if (!is.null(best$setting)) {

@@ -126,7 +126,7 @@ folds_table <- function(per_fold, lambda, df, classify, crit, labels = NULL) {
   nfold <- length(per_fold)
   stat <- function(k) {
     s <- fold_stats(per_fold, fw, k)
-    list(s$mean[, 1L], s$se[, 1L])
+    list(s$mean, s$se)
   }
   cols <- criteria_columns(stat, classify, ncol(per_fold[[1L]]$mean) - 4L, crit)
   if (needs_values(crit)) {

@@ -67,13 +67,37 @@ select_lambda <- function(cvm, cvsd, tiebreak = NULL, maximize = FALSE) {
 # response column (named) with per_response = TRUE.
 select_fit <- function(path, crit) {
   if (isTRUE(crit$per_response)) {
-    cols <- paste0("mse_", crit$responses)
-    sel <- Map(select_lambda, path[cols], path[paste0(cols, "_se")])
-    pick <- function(k) stats::setNames(vapply(sel, `[[`, 1L, k), crit$responses)
-    return(list(index_min = pick("index_min"), index_1se = pick("index_1se")))
+    col <- function(suffix) {
+      matrix(unlist(unclass(path)[paste0("mse_", crit$responses, suffix)], use.names = FALSE),
+             nrow(path))
+    }
+    sel <- select_columns(col(""), col("_se"))
+    if (anyNA(sel$index_min)) select_lambda(NA_real_, NA_real_)   # its error
+    return(lapply(sel[c("index_min", "index_1se")], stats::setNames, crit$responses))
   }
   select_lambda(path[[crit$name]], path[[paste0(crit$name, "_se")]],
                 if (crit$name == "misclass") path$mse, crit$maximize)
+}
+
+# select_lambda() (without tie-break) for each column of cvm and cvsd
+# (L x T) at once, thousands of response columns without a loop in R: the
+# first smallest value of each column (as which.min()), its value, and the
+# largest lambda within one standard error of it; NA for a column without
+# any value (select_fit() makes that an error; a banded candidate is then
+# passed over).
+select_columns <- function(cvm, cvsd) {
+  ok <- !is.na(cvm)
+  at <- function(m, i) m[cbind(i, seq_len(ncol(m)))]
+  low <- cvm
+  low[!ok] <- Inf
+  index_min <- max.col(t(-low), ties.method = "first")
+  index_min[colSums(ok) == 0] <- NA_integer_
+  value <- at(cvm, index_min)
+  threshold <- value + at(cvsd, index_min)
+  within <- ok & (cvm <= rep(threshold, each = nrow(cvm)))
+  within[is.na(within)] <- FALSE
+  index_1se <- ifelse(is.na(threshold), index_min, max.col(t(within) + 0, ties.method = "first"))
+  list(index_min = index_min, index_1se = pmin(index_1se, index_min), value = value)
 }
 
 # When lambda_min sits at an end of the grid (not at lambda = 0, beyond which

@@ -24,12 +24,19 @@ c_project <- function(x, shift, center, v) {
   .Call(C_rlsc_project, x, shift, center, v, thread_count())
 }
 
-# Step 3 for one set of rows (R/path.R, row_path()).
+# crossprod(a, b) by the package's threads (the BLAS is held to one).
+c_crossprod <- function(a, b) {
+  hold_blas_threads()
+  .Call(C_rlsc_crossprod, a, b, thread_count())
+}
+
+# Step 3 for one set of rows (R/path.R, row_path()); r0 NULL: r0 = (y - shift)
+# - mean from `yorigin` (2 x T: the response's shift and mean), per block in C.
 c_loo_path <- function(basis, values, g, q, r0, y, w, omega, rows, lambda, complement,
-                       classify, keep, perp, unit) {
+                       classify, keep, perp, unit, yorigin = NULL) {
   hold_blas_threads()
   .Call(C_rlsc_loo_path, basis, values, g, q, r0, y, w, omega, rows, lambda, complement,
-        classify, keep, thread_count(), perp, unit)
+        classify, keep, thread_count(), perp, unit, yorigin)
 }
 
 # The leave-pair-out AUC's sums per lambda (R/auc.R): an L x 3 matrix of the

@@ -41,13 +41,17 @@ primal_block_path <- function(rows, i, eng, lambda, classify, keep, unit, space,
 
 # Rows of a primal engine as a set for row_path(): in the direct form, or as
 # rows held out of the engine's fit (K-fold), with no leverage (1 - h = 1).
+# Their residuals at lambda = Inf, (y - yshift) - ybar, are formed in C from
+# `yorigin` (no n x T copy of y); unpenalized columns subtract x beta0 here.
 primal_rows <- function(eng, rows, heldout = FALSE) {
   n <- nrow(rows$x)
   q <- if (heldout) rep(1, n) else {
     1 - eng$intercept * rows$w / eng$sumw - free_leverage(rows$x, rows$w, eng)
   }
-  list(basis = project_rows(rows$x, eng), q = q, r0 = offset_residuals(rows$x, rows$y, eng),
-       y = rows$y, w = rows$w, omega = if (heldout) numeric(n) else rows$w, complement = FALSE)
+  list(basis = project_rows(rows$x, eng), q = q,
+       r0 = if (!is.null(eng$beta0)) offset_residuals(rows$x, rows$y, eng),
+       yorigin = rbind(eng$yshift, eng$ybar), y = rows$y, w = rows$w,
+       omega = if (heldout) numeric(n) else rows$w, complement = FALSE)
 }
 
 # The dual engine's own rows, in their two forms; the rows' response comes
@@ -73,8 +77,9 @@ engine_path.rlsc_dual <- function(eng, data, lambda, classify = FALSE, keep = FA
   finish_path(out, eng, lambda)
 }
 
-# The path of one set of rows: list(basis, q, r0, y, w, omega, rows (indices
-# into the set's rows, NULL: all), complement), through src/path.c.
+# The path of one set of rows: list(basis, q, r0 (or NULL and yorigin: r0 =
+# (y - yorigin[1, ]) - yorigin[2, ]), y, w, omega, rows (indices into the
+# set's rows, NULL: all), complement), through src/path.c.
 row_path <- function(set, eng, lambda, classify, keep, unit, space = NULL) {
   g <- (if (set$complement) eng$g / sqrt(eng$values) else eng$g) / unit
   rows <- set$rows %||% seq_len(nrow(set$basis))
@@ -82,9 +87,11 @@ row_path <- function(set, eng, lambda, classify, keep, unit, space = NULL) {
     part <- c_loo_path(basis = set$basis, values = eng$values, g = g, q = set$q, r0 = set$r0,
                        y = set$y, w = set$w, omega = set$omega, rows = rows, lambda = lambda,
                        complement = set$complement, classify = classify, keep = keep,
-                       perp = NULL, unit = unit)
+                       perp = NULL, unit = unit, yorigin = set$yorigin)
   } else {   # the responses' coordinates, already in units
-    inside <- space_rows(space, set$r0 / unit)
+    r0 <- set$r0 %||% ((set$y - rep(set$yorigin[1L, ], each = nrow(set$y))) -
+                         rep(set$yorigin[2L, ], each = nrow(set$y)))
+    inside <- space_rows(space, r0 / unit)
     part <- c_loo_path(basis = set$basis, values = eng$values, g = g %*% space$basis, q = set$q,
                        r0 = inside$r0, y = inside$r0, w = set$w, omega = set$omega, rows = rows,
                        lambda = lambda, complement = set$complement, classify = classify,
@@ -205,6 +212,7 @@ from_unit <- function(v, unit, power) {
   for (k in seq_len(power)) v <- v * unit
   v
 }
+
 
 # Fitted values, LOO values (n x T) and 1 - h (n) at one lambda, with the
 # rows' response and weights, read from the fit's data (or its snapshot).

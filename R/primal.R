@@ -56,7 +56,7 @@ primal_engine <- function(mom, intercept, scale = NULL, free = NULL) {
   unscale <- function(m) if (is.null(m) || is.null(scale)) m else m / scale
   new_engine("primal", values = eig$values[kept$keep], dropped = kept$dropped,
              noise = if (any(kept$keep)) noise[kept$keep] else max(noise, 0),
-             g = crossprod(vp, sxy), yshift = raw$yshift, ybar = raw$ybar, intercept = intercept,
+             g = c_crossprod(vp, sxy), yshift = raw$yshift, ybar = raw$ybar, intercept = intercept,
              sumw = mom$sumw, shift = raw$shift, center = raw$xbar, v = unscale(v),
              beta0 = unscale(beta0), free_map = unscale(free_map))
 }

@@ -32,8 +32,11 @@ encode_response <- function(y, n) {
   if (!ncol(ymat)) stop_arg("`y` must have at least one column")
   if (!is.double(ymat)) storage.mode(ymat) <- "double"
   if (!all_finite(ymat)) stop_arg("`y` must not contain NA, NaN or Inf values")
-  # max - min (not range(), which copies): no n-vector copy for one column
-  spread <- if (ncol(ymat) == 1L) max(ymat) - min(ymat) else apply(ymat, 2L, function(col) max(col) - min(col))
+  # max - min (not range(), which copies): no n-vector copy for one column,
+  # and no apply() (a transposed copy) for thousands
+  spread <- if (ncol(ymat) == 1L) max(ymat) - min(ymat) else {
+    vapply(seq_len(ncol(ymat)), function(j) max(ymat[, j]) - min(ymat[, j]), 1)
+  }
   if (all(spread == 0)) {
     stop_arg("`y` is constant: every response column has a single distinct value")
   }

@@ -4,8 +4,9 @@
    accumulated one block of rows at a time.  Each block is centered at its own
    mean and merged into the running totals with the pairwise update of Chan,
    Golub and LeVeque, so no raw sums of squares are ever formed and the rows
-   could arrive as a stream.  The Gram of each block is computed in column
-   pieces by the threads.
+   could arrive as a stream.  Each block's work (its columns' maxima, means
+   and centering, its Gram and cross-products and their merge) is computed
+   in pieces of columns by the threads.
    The moments are those of the rows moved by `shift`, a representative row
    of the data (R/moments.R): x - shift is exact for a column with a large
    common offset, so the means (and each block's centering) are rounded only
@@ -15,58 +16,274 @@
    the column scales of standardize = TRUE without a d x d Gram). */
 #include "rlsc.h"
 
-/* Weighted mean of rows [i0, i0 + nb) of the n x p matrix a, moved by
-   shift (NULL: none), into mean (p). */
-static void block_mean(const double *a, int n, int p, int i0, int nb, const double *shift,
+/* Weighted means of rows [i0, i0 + nb) of columns c0 .. c0 + p - 1 of the
+   n-row matrix a, moved by shift (p values), into mean (p). */
+static void block_mean(const double *a, int n, int p, int c0, int i0, int nb, const double *shift,
                        const double *w, double wsum, double *mean)
 {
     for (int j = 0; j < p; j++) {
-        const double *col = a + (size_t) n * j + i0;
-        double s = 0.0, sh = shift ? shift[j] : 0.0;
+        const double *col = a + (size_t) n * (c0 + j) + i0;
+        double s = 0.0, sh = shift[j];
         for (int i = 0; i < nb; i++) s += w[i0 + i] * (col[i] - sh);
         mean[j] = s / wsum;
     }
 }
 
-/* buf (p x nb) = sqrt(w_i) ((a_i - shift) - mean) for the rows of the block,
-   one row per column: transposed, so that the products with it run along its
-   columns (the reference BLAS's dsyrk twice as fast as on the block itself). */
-static void scaled_centered_block(const double *a, int n, int p, int i0, int nb,
-                                  const double *s, const double *shift, const double *mean,
-                                  double *buf)
+/* Without the Gram (`gram` FALSE: wide x, whose d may be tens of thousands):
+   S (d, the diagonal) and C (d x nt) of the block, column by column of x,
+   in pieces of 256 columns computed by the threads.  yc (nb x nt) holds the
+   block's y centered and scaled, xc a column per thread. */
+static void column_moments(double *S, double *C, const double *px, int n, int d, int nt, int i0,
+                           int nb, const double *sw, const double *shift, const double *mean,
+                           const double *yc, double *xc, int nth)
 {
-    for (int j = 0; j < p; j++) {
-        const double *col = a + (size_t) n * j + i0;
-        double m = mean ? mean[j] : 0.0, sh = shift ? shift[j] : 0.0;
-        for (int i = 0; i < nb; i++) buf[j + (size_t) p * i] = s[i] * ((col[i] - sh) - m);
+    int np = (d + 255) / 256;
+    int par = rlsc_parallel(nth, np, 2.0 * nb * (double) d * (nt + 1));
+    RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
+    for (int p = 0; p < np; p++) {
+        double *b = xc + (size_t) nb * rlsc_thread_id();
+        int j1 = (p + 1) * 256 < d ? (p + 1) * 256 : d;
+        for (int j = p * 256; j < j1; j++) {
+            const double *col = px + (size_t) n * j + i0;
+            double m = mean ? mean[j] : 0.0, sh = shift ? shift[j] : 0.0, q = 0.0;
+            for (int i = 0; i < nb; i++) {
+                b[i] = sw[i] * ((col[i] - sh) - m);
+                q += b[i] * b[i];
+            }
+            S[j] += q;
+            for (int t = 0; t < nt; t++) {
+                const double *yt = yc + (size_t) nb * t;
+                double c = 0.0;
+                for (int i = 0; i < nb; i++) c += b[i] * yt[i];
+                C[j + (size_t) d * t] += c;
+            }
+        }
     }
 }
 
-/* The diagonal of bt bt' (d x nb) added to S (d). */
-static void diagonal_squares(double *S, int d, int nb, const double *bt)
-{
-    for (int i = 0; i < nb; i++)
-        for (int j = 0; j < d; j++) S[j] += bt[j + (size_t) d * i] * bt[j + (size_t) d * i];
-}
+/* columns of y per piece of S_xy (each thread centers its piece of the
+   block's y in its own scratch) */
+#define Y_PIECE 128
 
-/* S (upper triangle, d x d) += bt bt' for the d x nb matrix bt, in column
-   pieces of equal area computed by the threads (dsyrk on each diagonal
-   block, dgemm above it); the pieces depend on d only. */
-static void pieces_syrk(double *S, int d, int nb, const double *bt, int nth)
+/* S (upper triangle, d x d) += bt bt' + f dx dx' for the d x nb matrix bt,
+   in column pieces of equal area (dsyrk on each diagonal block, dgemm above
+   it), and C (d x nt) += bt times the block's y, centered at its mean and
+   scaled like bt, + f dx dy' (the pairwise update of the moments, with dx
+   and dy the block's means less the running ones; f = 0 for the first
+   block), in pieces of Y_PIECE columns, each of which also computes its
+   columns' block means (ym, with yshift ysh; NULL without an intercept) and
+   moves the running means my (step: the block's share of the weight).  Both
+   kinds of pieces are computed by the threads; they depend on d and nt
+   only.  by holds Y_PIECE x nb doubles per thread. */
+static void block_products(double *S, double *C, int d, int nt, int nb, const double *bt,
+                           const double *py, const double *pw, int n, int i0, const double *sw,
+                           double wb, const double *ysh, double *ym, double *my, double *dy,
+                           const double *dx, double f, double step, double *by, int nth)
 {
     int c[9];
-    int k = rlsc_triangle_pieces(d, 8, 64, c);
-    int par = rlsc_parallel(nth, k, (double) nb * d * d);
+    int k = d > 0 ? rlsc_triangle_pieces(d, 8, 64, c) : 0;
+    int ky = (nt + Y_PIECE - 1) / Y_PIECE;
+    int par = rlsc_parallel(nth, k + ky, (double) nb * d * (d + 2.0 * nt));
     RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
-    for (int p = 0; p < k; p++) {
-        int c0 = c[p], w = c[p + 1] - c[p];
+    for (int p = 0; p < k + ky; p++) {
         const double one = 1.0;
-        if (c0 > 0)
-            F77_CALL(dgemm)("N", "T", &c0, &w, &nb, &one, bt, &d, bt + c0, &d, &one,
-                            S + (size_t) d * c0, &d FCONE FCONE);
-        F77_CALL(dsyrk)("U", "N", &w, &nb, &one, bt + c0, &d, &one, S + c0 + (size_t) d * c0, &d
-                        FCONE FCONE);
+        if (p < k) {
+            int c0 = c[p], w = c[p + 1] - c[p];
+            if (c0 > 0)
+                F77_CALL(dgemm)("N", "T", &c0, &w, &nb, &one, bt, &d, bt + c0, &d, &one,
+                                S + (size_t) d * c0, &d FCONE FCONE);
+            F77_CALL(dsyrk)("U", "N", &w, &nb, &one, bt + c0, &d, &one, S + c0 + (size_t) d * c0, &d
+                            FCONE FCONE);
+            if (f > 0.0)
+                for (int j = c0; j < c0 + w; j++) {
+                    double *sj = S + (size_t) d * j, fj = f * dx[j];
+                    for (int i = 0; i <= j; i++) sj[i] += fj * dx[i];
+                }
+        } else {
+            int t0 = (p - k) * Y_PIECE, tw = nt - t0 < Y_PIECE ? nt - t0 : Y_PIECE;
+            double *b = by + (size_t) Y_PIECE * nb * rlsc_thread_id();
+            if (ysh) block_mean(py, n, tw, t0, i0, nb, ysh + t0, pw, wb, ym + t0);
+            for (int t = 0; t < tw; t++) {   /* y's piece centered and scaled (nb x tw) */
+                const double *col = py + (size_t) n * (t0 + t) + i0;
+                double m = ysh ? ym[t0 + t] : 0.0, sh = ysh ? ysh[t0 + t] : 0.0;
+                for (int i = 0; i < nb; i++) b[i + (size_t) nb * t] = sw[i] * ((col[i] - sh) - m);
+            }
+            if (d > 0)
+                F77_CALL(dgemm)("N", "N", &d, &tw, &nb, &one, bt, &d, b, &nb, &one, C + (size_t) d * t0,
+                                &d FCONE FCONE);
+            if (!ysh) continue;
+            for (int t = t0; t < t0 + tw; t++) {
+                dy[t] = ym[t] - my[t];
+                if (f > 0.0) {
+                    double *ct = C + (size_t) d * t, ft = f * dy[t];
+                    for (int j = 0; j < d; j++) ct[j] += ft * dx[j];
+                }
+                my[t] += step * dy[t];
+            }
+        }
     }
+}
+
+/* The block's columns of x (rows i0 .. i0 + nb - 1): the largest |x| of its
+   rows of positive weight into xmax, its weighted means (of x - shift; NULL
+   shift: none, and no centering) into mean, the differences dx from the
+   running means mx, and bt (d x nb) = sqrt(w_i) ((x_i - shift) - mean), one
+   row per column: transposed, so that the products with it run along its
+   columns (the reference BLAS's dsyrk twice as fast as on the block itself).
+   In pieces of 64 columns computed by the threads. */
+static void block_columns(const double *px, int n, int d, int i0, int nb, const double *shift,
+                          const double *pw, const double *sw, double wb, double *xmax, double *mean,
+                          const double *mx, double *dx, double *bt, int nth)
+{
+    int np = (d + 63) / 64;
+    int par = rlsc_parallel(nth, np, 4.0 * nb * (double) d);
+    RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
+    for (int p = 0; p < np; p++) {
+        int j1 = (p + 1) * 64 < d ? (p + 1) * 64 : d;
+        for (int j = p * 64; j < j1; j++) {
+            const double *col = px + (size_t) n * j + i0;
+            double top = xmax[j], s = 0.0, sh = shift ? shift[j] : 0.0;
+            for (int i = 0; i < nb; i++) {
+                double a = fabs(col[i]);
+                if (pw[i0 + i] > 0.0 && a > top) top = a;
+                s += pw[i0 + i] * (col[i] - sh);
+            }
+            xmax[j] = top;
+            double m = shift ? s / wb : 0.0;
+            if (shift) {
+                mean[j] = m;
+                dx[j] = m - mx[j];
+            }
+            for (int i = 0; i < nb; i++) bt[j + (size_t) d * i] = sw[i] * ((col[i] - sh) - m);
+        }
+    }
+}
+
+/* What a pass over rows accumulates: the moments of the rows so far. */
+typedef struct {
+    double *S, *C, *mx, *my, *xmax;   /* d x d (or d), d x nt, d, nt, d */
+    double wtot;
+} moment_acc;
+
+/* The rows and their shifts (read-only), and a thread's scratch. */
+typedef struct {
+    const double *px, *py, *pw, *psx, *psy;
+    int n, d, nt, full, icpt, nb_max;
+} moment_rows;
+
+typedef struct { double *bx, *by, *bmx, *bmy, *dx, *dy, *sw; } moment_scratch;
+
+/* Doubles of one moment_scratch for `nth` threads inside it. */
+static size_t scratch_doubles(const moment_rows *m, int nth)
+{
+    size_t nb = m->nb_max, d = m->d > 0 ? m->d : 1, nt = m->nt > 0 ? m->nt : 1;
+    return nb * (m->full ? d : (size_t) nth) + nb * (m->full ? (size_t) Y_PIECE * nth : nt) + 2 * (d + nt) + nb;
+}
+
+static moment_scratch carve_scratch(const moment_rows *m, double *at, int nth)
+{
+    moment_scratch sc;
+    size_t nb = m->nb_max, d = m->d > 0 ? m->d : 1, nt = m->nt > 0 ? m->nt : 1;
+    sc.bx = at;
+    at += nb * (m->full ? d : (size_t) nth);
+    sc.by = at;
+    at += nb * (m->full ? (size_t) Y_PIECE * nth : nt);
+    sc.bmx = at;
+    sc.dx = at + d;
+    sc.bmy = at + 2 * d;
+    sc.dy = at + 2 * d + nt;
+    sc.sw = at + 2 * (d + nt);
+    return sc;
+}
+
+/* Rows r0 .. r1 - 1 into acc, a block of nb_max rows at a time, each merged
+   into the running moments by the pairwise update; the blocks' pieces of
+   columns computed by nth threads; interrupts answered between blocks when
+   `interrupts` (never inside a parallel region). */
+static void accumulate_rows(const moment_rows *m, moment_acc *acc, int r0, int r1,
+                            moment_scratch *sc, int nth, int interrupts)
+{
+    int n = m->n, d = m->d, nt = m->nt, icpt = m->icpt;
+    const double *px = m->px, *py = m->py, *pw = m->pw, *psx = m->psx, *psy = m->psy;
+    double *S = acc->S, *C = acc->C, *mx = acc->mx, *my = acc->my, *xmax = acc->xmax;
+    double *bx = sc->bx, *bmx = sc->bmx, *bmy = sc->bmy, *dx = sc->dx, *dy = sc->dy, *sw = sc->sw;
+    double *yc = sc->by;
+    for (int i0 = r0; i0 < r1; i0 += m->nb_max) {
+        int nb = r1 - i0 < m->nb_max ? r1 - i0 : m->nb_max;
+        double wb = 0.0;
+        for (int i = 0; i < nb; i++) wb += pw[i0 + i];
+        if (interrupts) R_CheckUserInterrupt();
+        if (wb <= 0.0) continue;
+        for (int i = 0; i < nb; i++) sw[i] = sqrt(pw[i0 + i]);
+        /* the pairwise merge into the running moments,
+           M = M_a + M_b + (W_a W_b / W) delta delta', and the running means
+           moved by the block's share of the weight */
+        double wnew = acc->wtot + wb, f = icpt ? acc->wtot * wb / wnew : 0.0, step = wb / wnew;
+        if (m->full) {
+            block_columns(px, n, d, i0, nb, psx, pw, sw, wb, xmax, bmx, mx, dx, bx, nth);
+            block_products(S, C, d, nt, nb, bx, py, pw, n, i0, sw, wb, psy, bmy, my, dy, dx, f,
+                           step, sc->by, nth);
+        } else {
+            for (int j = 0; j < d; j++) {     /* largest |x| of the rows of positive weight */
+                const double *col = px + (size_t) n * j + i0;
+                for (int i = 0; i < nb; i++)
+                    if (pw[i0 + i] > 0.0 && fabs(col[i]) > xmax[j]) xmax[j] = fabs(col[i]);
+            }
+            if (icpt) {
+                block_mean(px, n, d, 0, i0, nb, psx, pw, wb, bmx);
+                block_mean(py, n, nt, 0, i0, nb, psy, pw, wb, bmy);
+            }
+            for (int t = 0; t < nt; t++) {     /* y's block centered and scaled (nb x nt) */
+                const double *col = py + (size_t) n * t + i0;
+                double mt = icpt ? bmy[t] : 0.0, sh = icpt ? psy[t] : 0.0;
+                for (int i = 0; i < nb; i++) yc[i + (size_t) nb * t] = sw[i] * ((col[i] - sh) - mt);
+            }
+            column_moments(S, C, px, n, d, nt, i0, nb, sw, psx, icpt ? bmx : NULL, yc, bx, nth);
+            if (icpt) {
+                for (int j = 0; j < d; j++) dx[j] = bmx[j] - mx[j];
+                for (int t = 0; t < nt; t++) dy[t] = bmy[t] - my[t];
+                if (f > 0.0) {
+                    for (int j = 0; j < d; j++) S[j] += f * dx[j] * dx[j];
+                    for (int t = 0; t < nt; t++)
+                        for (int j = 0; j < d; j++) C[j + (size_t) d * t] += f * dx[j] * dy[t];
+                }
+                for (int t = 0; t < nt; t++) my[t] += step * dy[t];
+            }
+        }
+        if (icpt)
+            for (int j = 0; j < d; j++) mx[j] += step * dx[j];
+        acc->wtot = wnew;
+    }
+}
+
+/* b merged into a by the pairwise update (the same as between blocks; the
+   Grams' upper triangles). */
+static void merge_acc(const moment_rows *m, moment_acc *a, const moment_acc *b, double *dx, double *dy)
+{
+    int d = m->d, nt = m->nt;
+    size_t ns = (size_t) d * (m->full ? d : 1);
+    if (!(b->wtot > 0.0)) return;
+    for (int j = 0; j < d; j++) a->xmax[j] = b->xmax[j] > a->xmax[j] ? b->xmax[j] : a->xmax[j];
+    double wnew = a->wtot + b->wtot, f = m->icpt ? a->wtot * b->wtot / wnew : 0.0, step = b->wtot / wnew;
+    for (size_t k = 0; k < ns; k++) a->S[k] += b->S[k];
+    for (size_t k = 0; k < (size_t) d * nt; k++) a->C[k] += b->C[k];
+    if (m->icpt) {
+        for (int j = 0; j < d; j++) dx[j] = b->mx[j] - a->mx[j];
+        for (int t = 0; t < nt; t++) dy[t] = b->my[t] - a->my[t];
+        if (f > 0.0) {
+            for (int j = 0; j < d; j++) {
+                if (m->full)
+                    for (int i = 0; i <= j; i++) a->S[i + (size_t) d * j] += f * dx[i] * dx[j];
+                else
+                    a->S[j] += f * dx[j] * dx[j];
+            }
+            for (int t = 0; t < nt; t++)
+                for (int j = 0; j < d; j++) a->C[j + (size_t) d * t] += f * dx[j] * dy[t];
+        }
+        for (int j = 0; j < d; j++) a->mx[j] += step * dx[j];
+        for (int t = 0; t < nt; t++) a->my[t] += step * dy[t];
+    }
+    a->wtot = wnew;
 }
 
 SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SEXP threads)
@@ -83,8 +300,6 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
     int full = rlsc_check_flag(gram, "gram");
     int nth = rlsc_thread_count(threads);
 
-    const double *px = REAL(x), *py = REAL(y), *pw = REAL(w);
-    const double *psx = icpt ? REAL(shift) : NULL, *psy = icpt ? REAL(yshift) : NULL;
     const char *names[] = {"sumw", "xbar", "ybar", "sxx", "sxy", "xmax", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, allocVector(REALSXP, 1));
@@ -93,73 +308,73 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
     SET_VECTOR_ELT(out, 3, full ? allocMatrix(REALSXP, d, d) : allocVector(REALSXP, d));
     SET_VECTOR_ELT(out, 4, allocMatrix(REALSXP, d, nt));
     SET_VECTOR_ELT(out, 5, allocVector(REALSXP, d));
-    double *mx = REAL(VECTOR_ELT(out, 1)), *my = REAL(VECTOR_ELT(out, 2)),
-        *S = REAL(VECTOR_ELT(out, 3)), *C = REAL(VECTOR_ELT(out, 4)),
-        *xmax = REAL(VECTOR_ELT(out, 5));
-    memset(S, 0, sizeof(double) * (size_t) d * (full ? d : 1));
-    memset(C, 0, sizeof(double) * (size_t) d * nt);
-    memset(mx, 0, sizeof(double) * d);
-    memset(my, 0, sizeof(double) * nt);
-    memset(xmax, 0, sizeof(double) * d);
+    size_t ns = (size_t) d * (full ? d : 1), nc = (size_t) d * nt;
+    moment_acc acc = {REAL(VECTOR_ELT(out, 3)), REAL(VECTOR_ELT(out, 4)), REAL(VECTOR_ELT(out, 1)),
+                      REAL(VECTOR_ELT(out, 2)), REAL(VECTOR_ELT(out, 5)), 0.0};
+    memset(acc.S, 0, sizeof(double) * ns);
+    memset(acc.C, 0, sizeof(double) * nc);
+    memset(acc.mx, 0, sizeof(double) * d);
+    memset(acc.my, 0, sizeof(double) * nt);
+    memset(acc.xmax, 0, sizeof(double) * d);
 
-    int nb_max = rlsc_block_rows(n, (double) d + nt, BLOCK_DOUBLES);
-    double *bx = (double *) R_alloc((size_t) nb_max * (d > 0 ? d : 1), sizeof(double));
-    double *by = (double *) R_alloc((size_t) nb_max * (nt > 0 ? nt : 1), sizeof(double));
-    double *bmx = (double *) R_alloc(d > 0 ? d : 1, sizeof(double));
-    double *bmy = (double *) R_alloc(nt > 0 ? nt : 1, sizeof(double));
-    double *dx = (double *) R_alloc(d > 0 ? d : 1, sizeof(double));
-    double *dy = (double *) R_alloc(nt > 0 ? nt : 1, sizeof(double));
-    double *sw = (double *) R_alloc(nb_max, sizeof(double));
+    /* row blocks: the Gram's by the columns of x (and a piece of y's); the
+       diagonal alone by y's columns (x is read a column at a time) */
+    int ty = nt < Y_PIECE ? nt : Y_PIECE;
+    moment_rows m = {REAL(x), REAL(y), REAL(w), icpt ? REAL(shift) : NULL, icpt ? REAL(yshift) : NULL,
+                     n, d, nt, full, icpt, 0};
+    m.nb_max = full ? rlsc_block_rows(n, (double) d + ty, BLOCK_DOUBLES)
+        : rlsc_block_rows(n, (double) nt + nth, BLOCK_DOUBLES);
 
-    const double one = 1.0;
-    double wtot = 0.0;
-    for (int i0 = 0; i0 < n; i0 += nb_max) {
-        int nb = n - i0 < nb_max ? n - i0 : nb_max;
-        double wb = 0.0;
-        for (int i = 0; i < nb; i++) wb += pw[i0 + i];
-        R_CheckUserInterrupt();
-        if (wb <= 0.0) continue;
-        for (int j = 0; j < d; j++) {     /* largest |x| of the rows of positive weight */
-            const double *col = px + (size_t) n * j + i0;
-            for (int i = 0; i < nb; i++)
-                if (pw[i0 + i] > 0.0 && fabs(col[i]) > xmax[j]) xmax[j] = fabs(col[i]);
+    /* Blocks whose work is small (few columns) are too small to split among
+       the threads: a parallel region per block then costs more than its
+       work, and on a busy machine a wait for a descheduled thread each time.
+       So then chunks of rows (up to 16 per round, each its rows' blocks on
+       one thread, of about 2e8 operations at most) are accumulated apart and
+       merged in order, when their moments take no more than half the size
+       of the rows they summarize; else the blocks go in turn, their pieces
+       of columns computed by the threads.  Both depend on the sizes only. */
+    double block_work = (double) m.nb_max * d * ((full ? d : 1) + 2.0 * nt);
+    double per_chunk = (double) ns + nc + 2.0 * d + nt;
+    int nchunk = (int) fmin(16.0, floor((double) n * (d + nt) / (2.0 * per_chunk)));
+    if (block_work < 5e7 && nchunk >= 2) {
+        double rows = fmin(ceil((double) n / 16.0), floor(2e8 / ((full ? d : 1) * (double) d + 2.0 * d * nt + 1.0)));
+        int chunk_rows = rows < m.nb_max ? m.nb_max : (int) rows;
+        int total = (n + chunk_rows - 1) / chunk_rows;
+        size_t sd = scratch_doubles(&m, 1);
+        double *scr = (double *) R_alloc(sd * nth, sizeof(double));
+        double *buf = (double *) R_alloc((size_t) per_chunk * nchunk, sizeof(double));
+        double *dx = (double *) R_alloc((size_t) d + nt + 1, sizeof(double)), *dy = dx + d;
+        moment_acc *parts = (moment_acc *) R_alloc(nchunk, sizeof(moment_acc));
+        for (int c = 0; c < nchunk; c++) {
+            double *at = buf + (size_t) per_chunk * c;
+            parts[c].S = at;
+            parts[c].C = at + ns;
+            parts[c].mx = at + ns + nc;
+            parts[c].xmax = at + ns + nc + d;
+            parts[c].my = at + ns + nc + 2 * (size_t) d;
         }
-        if (icpt) {
-            block_mean(px, n, d, i0, nb, psx, pw, wb, bmx);
-            block_mean(py, n, nt, i0, nb, psy, pw, wb, bmy);
-        }
-        for (int i = 0; i < nb; i++) sw[i] = sqrt(pw[i0 + i]);
-        scaled_centered_block(px, n, d, i0, nb, sw, psx, icpt ? bmx : NULL, bx);
-        for (int t = 0; t < nt; t++) {     /* y's block as it is (nb x nt) */
-            const double *col = py + (size_t) n * t + i0;
-            double m = icpt ? bmy[t] : 0.0, sh = icpt ? psy[t] : 0.0;
-            for (int i = 0; i < nb; i++) by[i + (size_t) nb * t] = sw[i] * ((col[i] - sh) - m);
-        }
-        if (d > 0 && full) pieces_syrk(S, d, nb, bx, nth);
-        if (d > 0 && !full) diagonal_squares(S, d, nb, bx);
-        if (d > 0 && nt > 0)
-            F77_CALL(dgemm)("N", "N", &d, &nt, &nb, &one, bx, &d, by, &nb,
-                            &one, C, &d FCONE FCONE);
-        if (icpt) {
-            /* merge: M = M_a + M_b + (W_a W_b / W) delta delta' */
-            double wnew = wtot + wb, f = wtot * wb / wnew, step = wb / wnew;
-            for (int j = 0; j < d; j++) dx[j] = bmx[j] - mx[j];
-            for (int t = 0; t < nt; t++) dy[t] = bmy[t] - my[t];
-            if (wtot > 0.0) {
-                int inc = 1;
-                if (d > 0 && full)
-                    F77_CALL(dsyr)("U", &d, &f, dx, &inc, S, &d FCONE);
-                for (int j = 0; d > 0 && !full && j < d; j++) S[j] += f * dx[j] * dx[j];
-                if (d > 0 && nt > 0)
-                    F77_CALL(dger)(&d, &nt, &f, dx, &inc, dy, &inc, C, &d);
+        for (int c0 = 0; c0 < total; c0 += nchunk) {
+            int c1 = c0 + nchunk < total ? c0 + nchunk : total;
+            memset(buf, 0, sizeof(double) * (size_t) per_chunk * (c1 - c0));
+            int par = rlsc_parallel(nth, c1 - c0, block_work * (c1 - c0));
+            RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
+            for (int c = c0; c < c1; c++) {
+                moment_scratch sc = carve_scratch(&m, scr + sd * rlsc_thread_id(), 1);
+                moment_acc *part = parts + (c - c0);
+                int r1 = (c + 1) * chunk_rows < n ? (c + 1) * chunk_rows : n;
+                part->wtot = 0.0;
+                accumulate_rows(&m, part, c * chunk_rows, r1, &sc, 1, 0);
             }
-            for (int j = 0; j < d; j++) mx[j] += step * dx[j];
-            for (int t = 0; t < nt; t++) my[t] += step * dy[t];
+            for (int c = c0; c < c1; c++) merge_acc(&m, &acc, parts + (c - c0), dx, dy);
+            R_CheckUserInterrupt();
         }
-        wtot += wb;
+    } else {
+        moment_scratch sc = carve_scratch(&m, (double *) R_alloc(scratch_doubles(&m, nth), sizeof(double)),
+                                          nth);
+        accumulate_rows(&m, &acc, 0, n, &sc, nth, 1);
     }
-    if (full) rlsc_mirror_upper(S, d);   /* dsyrk and dsyr filled the upper triangle only */
-    REAL(VECTOR_ELT(out, 0))[0] = wtot;
+    if (full) rlsc_mirror_upper(acc.S, d);   /* dsyrk and the merges filled the upper triangle only */
+    REAL(VECTOR_ELT(out, 0))[0] = acc.wtot;
     UNPROTECT(1);
     return out;
 }

@@ -28,7 +28,12 @@ SEXP rlsc_project(SEXP x, SEXP shift, SEXP center, SEXP v, SEXP threads)
         } else {
             int nb_max = rlsc_parallel_block_rows(n, d);
             int nblocks = (n + nb_max - 1) / nb_max;
-            int per_round = 2 * nth < nblocks ? 2 * nth : nblocks;
+            /* rounds of about 2e8 operations per thread, at least two
+               blocks per thread: few parallel regions */
+            double block_flops = 2.0 * nb_max * (double) d * r + (double) nb_max * d;
+            double want = 2e8 * nth / block_flops;
+            int per_round = want < 2 * nth ? 2 * nth : want > nblocks ? nblocks : (int) want;
+            if (per_round > nblocks) per_round = nblocks;
             double *buf = (double *) R_alloc((size_t) nb_max * d * nth, sizeof(double));
             for (int b0 = 0; b0 < nblocks; b0 += per_round) {
                 int b1 = b0 + per_round < nblocks ? b0 + per_round : nblocks;
@@ -48,6 +53,37 @@ SEXP rlsc_project(SEXP x, SEXP shift, SEXP center, SEXP v, SEXP threads)
                 }
                 R_CheckUserInterrupt();
             }
+        }
+    }
+    UNPROTECT(1);
+    return out;
+}
+
+/* a' b (k x m times k x p: m x p), the products of the moments or residuals
+   with the eigenvectors (R/primal.R, R/dual.R): in pieces of 64 columns of b
+   computed by the threads (R's crossprod() runs on one thread of a held
+   BLAS, and thousands of response columns make it a large product).  The
+   pieces depend on p only. */
+SEXP rlsc_crossprod(SEXP a, SEXP b, SEXP threads)
+{
+    int k, m, kb, p;
+    rlsc_check_double_matrix(a, "a", &k, &m);
+    rlsc_check_double_matrix(b, "b", &kb, &p);
+    if (kb != k) error("'b' must have %d rows, not %d", k, kb);
+    int nth = rlsc_thread_count(threads);
+    SEXP out = PROTECT(allocMatrix(REALSXP, m, p));
+    double *po = REAL(out);
+    if ((size_t) m * p > 0 && k == 0) memset(po, 0, sizeof(double) * (size_t) m * p);
+    if ((size_t) m * p > 0 && k > 0) {
+        const double *pa = REAL(a), *pb = REAL(b);
+        int np = (p + 63) / 64;
+        int par = rlsc_parallel(nth, np, 2.0 * k * (double) m * p);
+        RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
+        for (int q = 0; q < np; q++) {
+            int c0 = q * 64, w = p - c0 < 64 ? p - c0 : 64;
+            const double one = 1.0, zero = 0.0;
+            F77_CALL(dgemm)("T", "N", &m, &w, &k, &one, pa, &k, pb + (size_t) k * c0, &k, &zero,
+                            po + (size_t) m * c0, &m FCONE FCONE);
         }
     }
     UNPROTECT(1);

@@ -8,7 +8,7 @@
 # must return or end in an R error: a crash or a sanitizer report is a
 # failure of the C code (C trusts nothing it is handed: STYLE.md).
 
-native_entry_points <- c("rlsc_moments", "rlsc_eigen", "rlsc_project", "rlsc_loo_path",
+native_entry_points <- c("rlsc_moments", "rlsc_eigen", "rlsc_project", "rlsc_crossprod", "rlsc_loo_path",
                          "rlsc_kernel_matrix", "rlsc_kernel_asymmetry", "rlsc_kernel_eigen",
                          "rlsc_abs_max", "rlsc_thread_info", "rlsc_blas_set_threads")
 
@@ -58,17 +58,20 @@ native_valid_args <- function(name) {
     },
     rlsc_project = list(native_matrix(n, d), if (flag()) native_values(d), native_values(d),
                         native_matrix(d, dim_of()), threads),
+    rlsc_crossprod = list(native_matrix(n, d), native_matrix(n, dim_of()), threads),
     rlsc_loo_path = {
       r <- dim_of()
       nl <- sample(0:5, 1L)
       cls <- flag()
       keep <- flag()
       y <- if (cls) matrix(sample(c(-1, 1), n * nt, TRUE), n, nt) else native_matrix(n, nt)
+      # r0 given, or formed in C from y and `yorigin` (2 x T)
+      with_r0 <- flag()
       list(native_matrix(n, r), abs(native_values(r)), native_matrix(r, nt), runif(n),
-           native_matrix(n, nt), y, abs(native_values(n)), abs(native_values(n)),
+           if (with_r0) native_matrix(n, nt), y, abs(native_values(n)), abs(native_values(n)),
            sample.int(max(n, 1L), sample(0:max(n, 1L), 1L), replace = TRUE), abs(native_values(nl)),
            flag(), cls, keep, threads, if (!cls && !keep && flag()) abs(native_values(n)),
-           2^sample(-10:10, 1L))
+           2^sample(-10:10, 1L), if (!with_r0 || flag()) native_matrix(2L, nt))
     },
     rlsc_kernel_matrix = {
       k <- kernel()
