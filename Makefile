@@ -20,7 +20,7 @@ ENGINE_CMDS := /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/slurmdbd /usr/sbin
 CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
              _R_CHECK_SYSTEM_CLOCK_=false NOT_CRAN=true RLSC_OPENBLAS=$(CURDIR)/.deps/openblas
 
-.PHONY: deps install demo readme test test-openblas unit check test-engines bench-engines valgrind sanitize \
+.PHONY: deps install demo readme test test-openblas unit check test-engines bench-engines bench-floor bench-targets valgrind sanitize \
         sanitize-build fuzz fuzz-native combinations bench bench-kernel bench-scale bench-kfold bench-peers \
         bench-eigen bench-threads bench-banded bench-per-response bench-deps docs clean site-deps site \
         site-check coverage lint
@@ -100,7 +100,9 @@ bench-engines: deps
 
 # The test suite under valgrind: no invalid read or write, no definitely lost
 # memory.  Installs into a private library (never the site library) and
-# installs valgrind from Debian if it is missing.  Takes about 6 minutes (the
+# installs valgrind from Debian if it is missing.  The tests run in one
+# process (TESTTHAT_PARALLEL=FALSE: testthat's parallel workers would run
+# outside valgrind).  Takes about VALGRIND_MINUTES minutes (the
 # fuzz test runs 60 of its problems there, not 200, and the combination
 # matrix 40 random cells, not its pairs).
 # Only definite leaks count as errors: cli's timer thread (loaded by testthat)
@@ -114,7 +116,7 @@ valgrind: deps
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind; }
 	mkdir -p $(VALGRIND_LIB)
 	$(R) CMD INSTALL --preclean --no-multiarch -l $(VALGRIND_LIB) .
-	cd tests && R_LIBS=$(VALGRIND_LIB) NOT_CRAN=true RLSC_FUZZ_CASES=60 RLSC_COMBINATIONS=40 \
+	cd tests && R_LIBS=$(VALGRIND_LIB) NOT_CRAN=true TESTTHAT_PARALLEL=FALSE RLSC_FUZZ_CASES=60 RLSC_COMBINATIONS=40 \
 	  $(R) -d "$(VALGRIND)" --vanilla -f testthat.R \
 	  > ../valgrind.log 2>&1 || { tail -n 40 ../valgrind.log; echo "valgrind: FAILED, see valgrind.log"; exit 1; }
 	@grep -a -E 'ERROR SUMMARY|definitely lost|Invalid (read|write)|\[ FAIL' valgrind.log
@@ -124,14 +126,17 @@ valgrind: deps
 # the package compiled with -fsanitize=address,undefined through a private
 # Makevars (R_MAKEVARS_USER, never ~/.R) into sanitize-lib/, and R run with
 # LD_PRELOAD of libasan only (preloading libubsan too hides UBSan's reports;
-# the package's own link brings it).  R itself is not instrumented, so leak
+# the package's own link brings it).  The tests run in this one process
+# (TESTTHAT_PARALLEL=FALSE: testthat's parallel workers would write their
+# reports where this log does not see them; under valgrind they would not
+# be checked at all).  R itself is not instrumented, so leak
 # detection is off (valgrind checks leaks).  Any ASan or UBSan report fails.
 # About a minute; the compiler's sanitizer runtimes come with gcc.
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer
 SAN_LIB   := $(CURDIR)/sanitize-lib
 SAN_RUN   := LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" \
              ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-             R_LIBS=$(SAN_LIB) NOT_CRAN=true
+             R_LIBS=$(SAN_LIB) NOT_CRAN=true TESTTHAT_PARALLEL=FALSE
 # (the build is remade only when the package's sources are newer than it)
 SAN_BUILT := $(SAN_LIB)/$(PKG)/DESCRIPTION
 sanitize-build: deps $(SAN_BUILT)
@@ -312,6 +317,24 @@ bench-scale: install
 bench-banded: install bench-deps
 	HIMALAYA_PATH=$(HIMALAYA_PATH) $(RSCRIPT) bench/banded.R
 	HIMALAYA_PATH=$(HIMALAYA_PATH) $(RSCRIPT) bench/himalaya_agree.R
+
+# BLAS=openblas runs a benchmark in an R that preloads the OpenBLAS of
+# .deps/openblas (and scikit-learn's or himalaya's numpy with it), with
+# OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for that command alone
+BENCH_ENV := $(if $(filter openblas,$(BLAS)),env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE \
+             LD_PRELOAD=$(OPENBLAS)/libblas.so.3:$(OPENBLAS)/liblapack.so.3)
+
+# the exact path of each shape of issue 24 against its floor, the BLAS calls
+# it cannot do without, timed alone in the same run (about 6 minutes under
+# OpenBLAS, 25 under the reference BLAS)
+bench-floor: install
+	$(BENCH_ENV) $(RSCRIPT) bench/floor.R
+
+# 5000 targets, one lambda each, by exact K-fold and LOO against himalaya's
+# RidgeCV on the same folds and alphas (HIMALAYA_PATH as for bench-banded;
+# about 3 minutes under OpenBLAS)
+bench-targets: install bench-deps
+	$(BENCH_ENV) HIMALAYA_PATH=$(HIMALAYA_PATH) $(RSCRIPT) bench/targets.R
 
 clean:
 	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz src/*.o src/*.so demo-output valgrind-lib valgrind.log \

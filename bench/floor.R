@@ -1,0 +1,100 @@
+# The exact LOO path against its floor (issue 24, DESIGN.md section 10): for
+# each shape of issue 24, rlsc's fit over the 100-lambda grid against the
+# BLAS calls the path cannot do without, each timed alone in the same run:
+#
+#   gram     crossprod(x) (primal) or tcrossprod(x) (dual)
+#   eigen    eigen() of that Gram (symmetric: LAPACK's dsyevr)
+#   basis    x %*% V (primal; the dual's basis is the eigenvectors themselves)
+#   lev      the leverages of every row at every lambda: (B * B) %*% F, F r x L
+#   fitted   the fitted values: B %*% G, G r x (L T)
+#
+# For the RBF kernel fit (5 sigma x 100 lambda, n = 2000): per sigma the
+# kernel matrix (kernel_matrix()), eigen() of it and the same two products.
+# vs_floor = rlsc seconds / floor seconds (target <= 1.3).  The BLAS runs
+# with its own threads in the floor's calls; rlsc with its threads (the BLAS
+# held to one).  Medians of RLSC_BENCH_REPS (default 5) runs, rlsc and the
+# floor's calls alternated.
+#
+# Run from the repository root with rlsc installed (make bench-floor, about
+# 6 minutes with OpenBLAS, 25 with the reference BLAS); under OpenBLAS:
+#   make bench-floor BLAS=openblas
+suppressPackageStartupMessages(library(rlsc))
+source(file.path("bench", "shapes.R"))
+options(rlsc.progress = FALSE)
+reps <- bench_reps("5")
+bench_header("The exact LOO path against its floor (bench/floor.R)")
+
+med <- function(v) if (all(is.na(v))) NA_real_ else median(v, na.rm = TRUE)
+
+rows <- list()
+for (s in bench_shapes) {
+  dat <- simulate_shape(s)
+  x <- dat$x
+  y <- dat$y
+  cat(sprintf("%-22s ...\n", shape_label(s)))
+  grid <- shape_grid(dat)
+  nl <- length(grid)
+  nt <- if (is.factor(y)) (if (nlevels(y) == 2L) 1L else nlevels(y)) else NCOL(y)
+  fit <- suppressWarnings(rlsc(x, y, lambda = grid))
+  dual <- fit$form == "dual"
+  gram <- function() if (dual) tcrossprod(x) else crossprod(x)
+  S <- gram()
+  V <- eigen(S, symmetric = TRUE)$vectors
+  B <- if (dual) V else x %*% V
+  B2 <- B * B
+  F <- matrix(runif(ncol(B) * nl), ncol(B))
+  G <- matrix(runif(ncol(B) * nl * nt), ncol(B))
+  t <- matrix(NA_real_, reps, 6, dimnames = list(NULL, c("rlsc", "gram", "eigen", "basis", "lev", "fitted")))
+  for (k in seq_len(reps)) {
+    t[k, "rlsc"] <- elapsed(suppressWarnings(rlsc(x, y, lambda = grid)))
+    t[k, "gram"] <- elapsed(gram())
+    t[k, "eigen"] <- elapsed(eigen(S, symmetric = TRUE))
+    if (!dual) t[k, "basis"] <- elapsed(x %*% V)
+    t[k, "lev"] <- elapsed(B2 %*% F)
+    t[k, "fitted"] <- elapsed(B %*% G)
+  }
+  m <- apply(t, 2, med)
+  floor_s <- sum(m[-1], na.rm = TRUE)
+  rows[[length(rows) + 1L]] <- data.frame(
+    shape = shape_label(s), mode = fit$form, L = nl, T = nt, rlsc_s = m[["rlsc"]], floor_s = floor_s,
+    vs_floor = m[["rlsc"]] / floor_s, gram_s = m[["gram"]], eigen_s = m[["eigen"]],
+    basis_s = m[["basis"]], lev_s = m[["lev"]], fitted_s = m[["fitted"]])
+  rm(dat, x, y, fit, S, V, B, B2, F, G)
+  invisible(gc())
+}
+
+cat(sprintf("%-22s ...\n", "RBF n=2000, 5 sigma"))
+rbf <- rbf_case()
+nl <- 100L
+t <- matrix(NA_real_, reps, 5, dimnames = list(NULL, c("rlsc", "gram", "eigen", "lev", "fitted")))
+for (k in seq_len(reps)) {
+  t[k, "rlsc"] <- elapsed(suppressWarnings(rlsc(rbf$x, rbf$y, kernel = kernel_rbf(rbf$sigma),
+                                                nlambda = nl)))
+  t[k, c("gram", "eigen", "lev", "fitted")] <- 0
+  for (sigma in rbf$sigma) {
+    K <- NULL
+    t[k, "gram"] <- t[k, "gram"] + elapsed(K <- kernel_matrix(kernel_rbf(sigma), rbf$x))
+    U <- NULL
+    t[k, "eigen"] <- t[k, "eigen"] + elapsed(U <- eigen(K, symmetric = TRUE)$vectors)
+    U2 <- U * U
+    F <- matrix(runif(ncol(U) * nl), ncol(U))
+    t[k, "lev"] <- t[k, "lev"] + elapsed(U2 %*% F)
+    t[k, "fitted"] <- t[k, "fitted"] + elapsed(U %*% F)
+  }
+}
+m <- apply(t, 2, med)
+floor_s <- sum(m[-1])
+rows[[length(rows) + 1L]] <- data.frame(
+  shape = "RBF n=2000, 5 sigma", mode = "kernel", L = nl, T = 1L, rlsc_s = m[["rlsc"]],
+  floor_s = floor_s, vs_floor = m[["rlsc"]] / floor_s, gram_s = m[["gram"]], eigen_s = m[["eigen"]],
+  basis_s = NA_real_, lev_s = m[["lev"]], fitted_s = m[["fitted"]])
+
+res <- do.call(rbind, rows)
+cat("\n")
+old <- options(width = 200)
+print(format(res, digits = 3), row.names = FALSE)
+options(old)
+cat("\nvs_floor = rlsc seconds / floor seconds (target <= 1.3); floor = gram + eigen + basis + lev +",
+    "fitted,\neach BLAS call timed alone (kernel: gram = the kernel matrices; 5 of each); medians of",
+    reps, "runs.\n")
+bench_footer()

@@ -1,0 +1,78 @@
+# What the benchmarks of issue 24 share (sourced by floor.R and
+# targets.R): the record of the run, the shapes of issues 13 and 24 and
+# their data, and timing.  Only the exported API of rlsc.
+
+# The run's record: date, machine, R and rlsc, the BLAS (and what was
+# preloaded), the threads of rlsc and of the BLAS, the load average.
+bench_header <- function(what) {
+  info <- rlsc_threads()
+  cpu <- grep("model name", readLines("/proc/cpuinfo"), value = TRUE)[1]
+  cat(what, "\n")
+  cat("date:      ", format(Sys.time(), "%Y-%m-%d %H:%M %Z"), "\n")
+  cat("machine:   ", sub("model name\\s*: ", "", cpu), "| nproc", parallel::detectCores(), "|",
+      format(as.numeric(sub("MemTotal: *([0-9]+).*", "\\1",
+                            grep("MemTotal", readLines("/proc/meminfo"), value = TRUE))) / 2^20,
+             digits = 3), "GiB\n")
+  cat("R:         ", R.version.string, "| rlsc", format(packageVersion("rlsc")), "from",
+      dirname(system.file(package = "rlsc")), "\n")
+  cat("BLAS:      ", extSoftVersion()[["BLAS"]], "| LAPACK", La_library(), "\n")
+  cat("LD_PRELOAD:", Sys.getenv("LD_PRELOAD", "(none)"), "\n")
+  cat("threads:    rlsc", info[["rlsc"]], "| BLAS", info[["blas"]], "(held to 1 during fits)",
+      "| processors", info[["processors"]], "\n")
+  cat("load average at start:", readLines("/proc/loadavg"), "\n\n")
+}
+
+bench_footer <- function() cat("load average at end:", readLines("/proc/loadavg"), "\n")
+
+bench_reps <- function(default) as.integer(Sys.getenv("RLSC_BENCH_REPS", default))
+
+elapsed <- function(expr) system.time(expr)[["elapsed"]]
+
+# The shapes of issue 24 (those of issue 13, as bench/peers.R ran them):
+# primal, dual, classes and targets.
+bench_shapes <- list(
+  list(n = 1000, d = 100), list(n = 5000, d = 500), list(n = 20000, d = 200),
+  list(n = 100000, d = 50), list(n = 2000, d = 1000), list(n = 500, d = 5000),
+  list(n = 1000, d = 20000), list(n = 5000, d = 200, classes = 10),
+  list(n = 5000, d = 200, targets = 50))
+
+shape_label <- function(s) {
+  if (!is.null(s$classes)) return(sprintf("%d classes, %dx%d", s$classes, s$n, s$d))
+  if (!is.null(s$targets)) return(sprintf("%d targets, %dx%d", s$targets, s$n, s$d))
+  sprintf("%dx%d", s$n, s$d)
+}
+
+# Gaussian x; y from the first 20 columns plus noise: one response, a matrix
+# of `targets` responses, or the class of the largest of `classes` noisy scores.
+simulate_shape <- function(s, seed = 13) {
+  set.seed(seed)
+  n <- s$n
+  x <- matrix(rnorm(n * s$d), n)
+  k <- min(s$d, 20)
+  scores <- function(m, sd) x[, seq_len(k)] %*% matrix(rnorm(k * m), k) + matrix(rnorm(n * m, sd = sd), n)
+  y <- if (!is.null(s$classes)) {
+    factor(max.col(scores(s$classes, 2)))
+  } else if (!is.null(s$targets)) {
+    scores(s$targets, 3)
+  } else {
+    drop(scores(1, 3))
+  }
+  list(x = x, y = y)
+}
+
+# The positive lambdas of the default grid of 100 (scikit-learn takes
+# positive alphas only; every benchmark fits this grid).
+shape_grid <- function(dat) {
+  grid <- suppressWarnings(rlsc(dat$x, dat$y, nlambda = 100))$lambda
+  grid[grid > 0]
+}
+
+# The RBF kernel fit of issue 13: n = 2000, 10 columns, 5 widths around the
+# median distance, 100 lambdas each.
+rbf_case <- function() {
+  set.seed(2000)
+  n <- 2000
+  x <- matrix(rnorm(n * 10), n)
+  y <- sin(x[, 1]) + 0.5 * x[, 2] * x[, 3] + rnorm(n, sd = 0.3)
+  list(x = x, y = y, sigma = median(dist(x[seq(1, n, by = 2), ])) * c(0.25, 0.5, 1, 2, 4))
+}

@@ -1,0 +1,86 @@
+# Many targets (issue 24): n = 2000, d = 500, RLSC_TARGETS (default 5000)
+# response columns, 20 alphas, one alpha per target (per_response = TRUE):
+# rlsc's exact 5-fold CV and exact LOO against himalaya's RidgeCV
+# (gallantlab/himalaya, the tool of encoding models) over the same 5 fixed
+# folds and alphas, and the share of targets whose chosen alpha agrees
+# between rlsc's K-fold and himalaya.  Targets: 70% a random linear signal
+# of x plus noise, 30% noise alone.
+#
+# himalaya is on no registry here: lay its source out in a directory outside
+# the repository and point HIMALAYA_PATH at it (Debian's python3-numpy,
+# python3-scipy, python3-packaging and python3-sklearn suffice):
+#   mkdir -p /tmp/himalaya && git --git-dir=<bare clone> archive HEAD | tar -x -C /tmp/himalaya
+#   make bench-targets HIMALAYA_PATH=/tmp/himalaya BLAS=openblas
+# Without it its columns are NA.  Both processes load the same BLAS (make's
+# BLAS=openblas preloads .deps/openblas into R, and python inherits it), and
+# the runs alternate: rlsc K-fold, rlsc LOO, himalaya, RLSC_BENCH_REPS
+# (default 3) times; medians.  About 3 minutes under OpenBLAS.
+suppressPackageStartupMessages(library(rlsc))
+source(file.path("bench", "shapes.R"))
+options(rlsc.progress = FALSE)
+reps <- bench_reps("3")
+nt <- as.integer(Sys.getenv("RLSC_TARGETS", "5000"))
+himalaya <- Sys.getenv("HIMALAYA_PATH")
+python <- "/usr/bin/python3"
+has_himalaya <- nzchar(himalaya) && dir.exists(file.path(himalaya, "himalaya")) &&
+  file.exists(python) &&
+  system2(python, c("-c", shQuote(sprintf("import sys; sys.path.insert(0, '%s'); import himalaya.ridge",
+                                          himalaya))), stdout = FALSE, stderr = FALSE) == 0
+bench_header(sprintf("Many targets: rlsc against himalaya's RidgeCV (bench/targets.R), %d targets", nt))
+if (!has_himalaya) {
+  cat("himalaya: not found (set HIMALAYA_PATH to a himalaya source tree): its columns are NA\n\n")
+} else {
+  cat("himalaya: ", system2(python, c("-c", shQuote(sprintf(
+    "import sys; sys.path.insert(0, '%s'); import himalaya, numpy; print(himalaya.__version__, 'numpy', numpy.__version__)",
+    himalaya))), stdout = TRUE), "from", himalaya, "\n\n")
+}
+
+set.seed(24)
+n <- 2000
+d <- 500
+x <- matrix(rnorm(n * d), n)
+signal <- runif(nt) < 0.7
+w <- matrix(rnorm(d * nt), d) * rep(rexp(nt) * signal, each = d) / sqrt(d)
+y <- x %*% w + matrix(rnorm(n * nt), n)
+rm(w)
+alphas <- 10^seq(-1, 5, length.out = 20)
+folds <- rep(1:5, each = n / 5)
+
+dir <- tempfile()
+if (has_himalaya) {
+  dir.create(dir)
+  writeBin(as.vector(x), file.path(dir, "x.bin"))
+  writeBin(as.vector(y), file.path(dir, "y.bin"))
+  writeBin(alphas, file.path(dir, "alpha.bin"))
+  writeBin(as.double(folds - 1L), file.path(dir, "folds.bin"))
+}
+run_himalaya <- function() {
+  if (!has_himalaya) return(list(seconds = NA_real_, alpha = rep(NA_real_, nt)))
+  out <- system2(python, c(file.path("bench", "himalaya_cv.py"), himalaya, dir, n, d, nt, 1L),
+                 stdout = TRUE)
+  list(seconds = as.numeric(strsplit(out[1], " ")[[1]]), alpha = as.numeric(strsplit(out[2], " ")[[1]]))
+}
+
+t <- matrix(NA_real_, reps, 3, dimnames = list(NULL, c("kfold", "loo", "himalaya")))
+kfold <- loo <- hm <- NULL
+for (k in seq_len(reps)) {
+  cat("run", k, "...\n")
+  t[k, "kfold"] <- elapsed(kfold <- suppressWarnings(
+    rlsc(x, y, lambda = alphas, foldid = folds, per_response = TRUE)))
+  t[k, "loo"] <- elapsed(loo <- suppressWarnings(rlsc(x, y, lambda = alphas, per_response = TRUE)))
+  hm <- run_himalaya()
+  t[k, "himalaya"] <- hm$seconds
+}
+unlink(dir, recursive = TRUE)
+m <- apply(t, 2, median)
+agree <- mean(abs(kfold$lambda_min - hm$alpha) <= 1e-9 * hm$alpha)
+cat("\n")
+print(format(data.frame(
+  targets = nt, rlsc_kfold_s = m[["kfold"]], rlsc_loo_s = m[["loo"]], himalaya_s = m[["himalaya"]],
+  himalaya_over_kfold = m[["himalaya"]] / m[["kfold"]], himalaya_over_loo = m[["himalaya"]] / m[["loo"]],
+  alphas_agree = agree), digits = 3), row.names = FALSE)
+cat("\nper run (seconds):\n")
+print(t)
+cat("\nhimalaya_over_kfold: target >= 3; himalaya_over_loo: target >= 4; alphas_agree: the share of",
+    "targets\nwhose K-fold alpha is himalaya's (target >= 0.99); medians of", reps, "alternated runs.\n")
+bench_footer()
