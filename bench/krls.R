@@ -7,8 +7,11 @@ krls_available <- function() {
   lib <- file.path(tempdir(), "lib-krls")
   dir.create(lib, showWarnings = FALSE)
   ok <- tryCatch({
-    suppressWarnings(utils::install.packages("KRLS", lib = lib, quiet = TRUE,
-                                             repos = "https://cloud.r-project.org"))
+    # the user's repository (the first mirror where none is set)
+    if (identical(unname(getOption("repos")["CRAN"]), "@CRAN@")) {
+      utils::chooseCRANmirror(ind = 1, local.only = TRUE)
+    }
+    suppressWarnings(utils::install.packages("KRLS", lib = lib, quiet = TRUE))
     requireNamespace("KRLS", lib.loc = lib, quietly = TRUE)
   }, error = function(e) FALSE)
   if (ok) .libPaths(c(lib, .libPaths()))
