@@ -166,7 +166,7 @@ fit_bands <- function(data, spec, call) {
     chosen <- best$j
     best$setting <- NULL   # a candidate, not a kernel setting
     # the chosen candidate's fold engines calibrate probabilities (calibrate_fit())
-    search$fold_engines <- function(kern, fold, K, sd) search$candidate_folds(chosen, fold, K)
+    search$fold_engines <- function(kern, fold, nfold, sd) search$candidate_folds(chosen, fold, nfold)
     fit <- new_fit(call, best, search, spec)
     nt <- ncol(fit$y)
     scores <- matrix(best$scores, ncol = 1L)
@@ -246,9 +246,9 @@ band_search <- function(data, spec) {
     }
   }
   # the fold engines of candidate j for other folds (calibration)
-  candidate_folds <- function(j, fold, K) {
+  candidate_folds <- function(j, fold, nfold) {
     scale <- band_scale(bands, bands$candidates[j, ], sd)
-    if (form == "primal") return(primal_fold_engines(with_folds(data, fold), spec, K, scale))
+    if (form == "primal") return(primal_fold_engines(with_folds(data, fold), spec, nfold, scale))
     dual_fold_builder(kernel_linear(), all_rows(data), fold, spec, scale)
   }
   list(settings = as.list(seq_len(nrow(bands$candidates))), grid = NULL, form = form, sd = sd,

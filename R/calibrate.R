@@ -34,20 +34,20 @@
 calibrate_fit <- function(best, spec, data, sel, fold_engines) {
   if (data$resp$type != "classification" || !spec$calibration) return(NULL)
   if (spec$cv$type == "kfold") {
-    K <- spec$cv$K
+    nfold <- spec$cv$K
     fold <- data$rows$fold
     engines <- best$folds
   } else {
-    K <- min(spec$calibration_folds, best$npos)
+    nfold <- min(spec$calibration_folds, best$npos)
     fold <- if (data$kind == "memory") {
-      make_folds(K, NULL, nrow(data$rows$x), class_codes(data$rows$y))
+      make_folds(nfold, NULL, nrow(data$rows$x), class_codes(data$rows$y))
     }
-    engines <- fold_engines(fold, K)
+    engines <- fold_engines(fold, nfold)
   }
   if (data$kind == "memory") data$rows$fold <- fold
   lambdas <- unique(list(best$path$lambda[sel$index_min], best$path$lambda[sel$index_1se]))
   grid <- sort(unique(unlist(lambdas)), decreasing = TRUE)
-  parts <- kfold_paths(engines, data, grid, TRUE, TRUE, K)
+  parts <- kfold_paths(engines, data, grid, TRUE, TRUE, nfold)
   classes <- data$resp$classes
   cw <- data$template$class_weights
   at <- lapply(lambdas, function(l) {
@@ -60,20 +60,20 @@ calibrate_fit <- function(best, spec, data, sel, fold_engines) {
     })
     fit_calibration(held, length(classes), l)
   })
-  list(K = K, foldid = fold, at = at,
-       path = path_maps(engines, data, best$path$lambda, K, length(classes), cw))
+  list(K = nfold, foldid = fold, at = at,
+       path = path_maps(engines, data, best$path$lambda, nfold, length(classes), cw))
 }
 
 # Maps at about `count` values of the lambda grid, evenly spaced along it,
 # for probabilities at other lambdas (interpolated_map()); the held-out
 # values go in batches of lambdas of at most about 1e7 numbers.
-path_maps <- function(engines, data, grid, K, k, cw, count = 11L) {
+path_maps <- function(engines, data, grid, nfold, k, cw, count = 11L) {
   at <- grid[unique(round(seq(1, length(grid), length.out = min(count, length(grid)))))]
   n <- if (data$kind == "memory") nrow(data$rows$y) else sum(data$counts$n)
   batch <- max(1L, floor(1e7 / (max(n, 1) * ncol(data$resp$y0))))
   maps <- vector("list", length(at))
   for (b in split(seq_along(at), ceiling(seq_along(at) / batch))) {
-    parts <- kfold_paths(engines, data, at[b], TRUE, TRUE, K)
+    parts <- kfold_paths(engines, data, at[b], TRUE, TRUE, nfold)
     for (j in seq_along(b)) {
       held <- lapply(parts, function(p) {
         list(f = matrix(p$loo[, , j], dim(p$loo)[1L]), code = class_codes(p$y),
@@ -295,6 +295,6 @@ crossfit_probabilities <- function(object, loo, entry) {
 calibration_folds <- function(object) {
   cal <- object$calibration
   if (!is.null(cal$foldid)) return(cal$foldid)
-  unlist(map_rows(object$data, function(rows, i, K) list(row_folds(rows, i, K)), c, K = cal$K,
-                  what = "reading the folds of"), use.names = FALSE)
+  unlist(map_rows(object$data, function(rows, i, nfold) list(row_folds(rows, i, nfold)), c,
+                  nfold = cal$K, what = "reading the folds of"), use.names = FALSE)
 }

@@ -28,9 +28,10 @@
 #' * `chunk_db()` reads key ranges of a table or query of any DBI database;
 #'   `connect()` opens a connection (each chunk opens its own, on its worker;
 #'   open it read-only). A `connect()` defined at the top level takes the
-#'   values it refers to there (a path, a host name) along to the workers. Key ranges are used rather than `dbFetch(n = )`
-#'   because some drivers (duckdb among them) materialize the whole result
-#'   before fetching from it.
+#'   values it refers to there (a path, a host name) along to the workers.
+#'   Key ranges are used rather than `dbFetch(n = )` because some drivers
+#'   (duckdb among them) materialize the whole result before fetching from
+#'   it.
 #'
 #' @param chunks a list or vector of chunk descriptors.
 #' @param read a function of one descriptor returning the chunk's rows.

@@ -46,7 +46,6 @@ dual_engine <- function(kernel, rows, intercept, scale = NULL) {
   keep <- kept$keep
   values <- eig$values[keep]
   n <- nrow(y)
-  nt <- ncol(y)
   s <- sqrt(w[pos])
   resid <- (y - rep(origin$yshift, each = n)) - rep(origin$ybar, each = n)
   z <- c_crossprod(eig$vectors, s * resid[pos, , drop = FALSE])

@@ -176,4 +176,3 @@ engine_at <- function(eng, lambda) {
 }
 
 engine_decision.rlsc_linear <- function(eng, newx, lambda) linear_decision(newx, eng)
-

@@ -111,7 +111,13 @@ validate_rlsc <- function(fit) {
   }
   eng <- fit$engine
   snapshot <- inherits(eng, "rlsc_snapshot")
-  if (inherits(eng, "rlsc_banded")) validate_banded(eng) else if (snapshot) validate_snapshot(eng) else validate_engine(eng)
+  if (inherits(eng, "rlsc_banded")) {
+    validate_banded(eng)
+  } else if (snapshot) {
+    validate_snapshot(eng)
+  } else {
+    validate_engine(eng)
+  }
   nt <- if (snapshot) dim(eng$loo)[2L] else ncol(eng$g)
   if ((!is.null(eng$w) && length(eng$w) != n) || nt != ncol(y)) bad("its engine does not match `y`")
   if (!identical(fit$type, "regression") && !identical(fit$type, "classification")) {

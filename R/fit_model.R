@@ -54,9 +54,9 @@ linear_search <- function(data, spec) {
   } else {
     function(kern) dual_build(kernel_linear(), data, spec, sd)
   }
-  fold_engines <- function(kern, fold, K, sd) {
+  fold_engines <- function(kern, fold, nfold, sd) {
     scale <- column_multiplier(sd, spec$penalty_factor)
-    if (form == "primal") return(primal_fold_engines(with_folds(data, fold), spec, K, scale))
+    if (form == "primal") return(primal_fold_engines(with_folds(data, fold), spec, nfold, scale))
     dual_fold_builder(kernel_linear(), all_rows(data), fold, spec, scale)
   }
   list(settings = list(NULL), grid = NULL, build = build, fold_engines = fold_engines, form = form,
@@ -72,7 +72,7 @@ kernel_search <- function(data, spec) {
   settings <- expand_kernel(kernel)
   list(settings = settings$kernels, grid = settings$grid, form = "dual", kernel = kernel, sd = sd,
        build = function(kern) dual_build(kern, data, spec, sd),
-       fold_engines = function(kern, fold, K, sd) {
+       fold_engines = function(kern, fold, nfold, sd) {
          dual_fold_builder(kern, all_rows(data), fold, spec, column_multiplier(sd, spec$penalty_factor))
        },
        what = "the weighted centered kernel")
@@ -104,11 +104,11 @@ feature_search <- function(data, spec) {
     built$data$template$features <- built$features
     built
   }
-  fold_engines <- function(kern, fold, K, sd) {
+  fold_engines <- function(kern, fold, nfold, sd) {
     map <- setting_map(kern, landmarks, draw, sd)
     mapped <- with_folds(data, fold)
     mapped$template$features <- map
-    lapply(primal_fold_engines(mapped, spec, K, NULL), feature_engine, map = map)
+    lapply(primal_fold_engines(mapped, spec, nfold, NULL), feature_engine, map = map)
   }
   list(settings = settings$kernels, grid = settings$grid, form = "primal", kernel = kernel,
        sd = sd, build = build, fold_engines = fold_engines,
@@ -189,8 +189,8 @@ dual_fold_builder <- function(kernel, rows, label, spec, scale) {
 
 # The primal engines of K folds: a pass of fold moments, each training Gram
 # merged from the other folds' (fold_engines()).
-primal_fold_engines <- function(data, spec, K, scale) {
-  mom <- map_rows(data, chunk_moments, merge_moments, intercept = spec$intercept, nfold = K,
+primal_fold_engines <- function(data, spec, nfold, scale) {
+  mom <- map_rows(data, chunk_moments, merge_moments, intercept = spec$intercept, nfold = nfold,
                   what = "reading (folds)")
   fold_engines(mom$folds, spec$intercept, scale, spec$free)
 }
@@ -432,8 +432,8 @@ new_fit <- function(call, best, search, spec) {
          kernel_path = kernel_path, index_kernel = best$j, features = best$features)
   }
   sd <- best$sd %||% search$sd
-  calibration <- calibrate_fit(best, spec, data, sel, function(fold, K) {
-    search$fold_engines(best$setting, fold, K, sd)
+  calibration <- calibrate_fit(best, spec, data, sel, function(fold, nfold) {
+    search$fold_engines(best$setting, fold, nfold, sd)
   })
   if (!is.null(kernel) && !spec$keep_eigen && inherits(eng, "rlsc_dual")) {
     eng <- new_snapshot(eng, data, lambda)

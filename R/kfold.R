@@ -19,13 +19,13 @@
 # rows, in random order, deal the folds in turn, continuing from class to
 # class, so every fold holds each class's count within one and the folds'
 # sizes differ by at most one.
-make_folds <- function(K, foldid, n, strata = NULL) {
+make_folds <- function(nfold, foldid, n, strata = NULL) {
   if (!is.null(foldid)) return(as.integer(factor(foldid)))
-  if (is.null(strata)) return(sample(rep_len(seq_len(K), n)))
+  if (is.null(strata)) return(sample(rep_len(seq_len(nfold), n)))
   order <- unlist(lapply(split(seq_len(n), strata), function(i) i[sample.int(length(i))]),
                   use.names = FALSE)
   fold <- integer(n)
-  fold[order] <- rep_len(sample.int(K), n)
+  fold[order] <- rep_len(sample.int(nfold), n)
   fold
 }
 

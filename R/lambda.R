@@ -186,8 +186,8 @@ warn_boundary <- function(index, nlambda, beyond = NA, maximize = FALSE) {
     return(invisible())
   }
   warning("`lambda_min` is the ", end, " value of the `lambda` grid, and the criterion keeps ",
-          if (maximize) "increasing" else "decreasing", " beyond it: ", format(beyond$value, digits = 4), " at lambda = ",
-          format(beyond$lambda, digits = 3), " against ", format(beyond$edge, digits = 4),
+          if (maximize) "increasing" else "decreasing", " beyond it: ", format(beyond$value, digits = 4),
+          " at lambda = ", format(beyond$lambda, digits = 3), " against ", format(beyond$edge, digits = 4),
           "; extend the grid", call. = FALSE)
 }
 

@@ -192,8 +192,8 @@ check_cv <- function(cv, foldid, n, chunks = FALSE, cv_given = FALSE, strata = N
              if (is.finite(n)) paste("from 2 to", n) else "of at least 2", ", not ",
              paste(format(cv, trim = TRUE), collapse = " "))
   }
-  K <- as.integer(cv)
-  list(type = "kfold", K = K, folds = if (!chunks) make_folds(K, NULL, n, strata))
+  nfold <- as.integer(cv)
+  list(type = "kfold", K = nfold, folds = if (!chunks) make_folds(nfold, NULL, n, strata))
 }
 
 # `calibration_folds`: the folds of the calibration of class probabilities

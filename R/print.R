@@ -82,7 +82,8 @@ criterion_label <- function(criterion, cv = "loo") {
   how <- if (is.numeric(cv)) paste0(cv, "-fold CV") else "LOO"
   switch(criterion, mse = paste("mean squared", how, "error"),
          mae = paste("mean absolute", how, "error"), misclass = paste(how, "misclassification rate"),
-         auc = if (is.numeric(cv)) paste(how, "AUC (mean over folds)") else "leave-pair-out AUC", gcv = "GCV = n RSS / (n - tr H)^2",
+         auc = if (is.numeric(cv)) paste(how, "AUC (mean over folds)") else "leave-pair-out AUC",
+         gcv = "GCV = n RSS / (n - tr H)^2",
          custom = paste(how, "criterion (the `criterion` function)"))
 }
 

@@ -101,4 +101,3 @@ warn_undefined <- function(n_na) {
     "`lambda`: their leverage is 1, the fit interpolates them; the criterion is NA there"),
     max(n_na), sum(n_na > 0)), call. = FALSE)
 }
-

@@ -88,7 +88,9 @@ fuzz_reference_hat <- function(f, y, w, lambda, intercept, fnew) {
   # 88: 1 - h off by 2e-6).  The orthonormalized basis spans the same space
   # and differs from u only in those directions, where lambda / (S^2 + lambda)
   # is 1 anyway.
-  if (intercept && ncol(u) && identical(q$pivot, seq_len(ncol(basis)))) u <- (qr.Q(q) * rep(sign(diag(qr.R(q))), each = nrow(basis)))[, -1L, drop = FALSE]
+  if (intercept && ncol(u) && identical(q$pivot, seq_len(ncol(basis)))) {
+    u <- (qr.Q(q) * rep(sign(diag(qr.R(q))), each = nrow(basis)))[, -1L, drop = FALSE]
+  }
   perp <- if (rank < length(pos)) qr.Q(q, complete = TRUE)[, -seq_len(rank), drop = FALSE]
   omh <- (if (is.null(perp)) 0 else rowSums(perp^2)) +
     if (ncol(u)) drop(u^2 %*% (lambda / (sv$d[keep]^2 + lambda))) else 0

@@ -202,7 +202,8 @@ test_that("class_weights are matched to the classes by name; an unknown class is
   expect_equal(coef(part), coef(rlsc_short(x, iris$Species, weights = w2, lambda = c(1, 0.1))),
                tolerance = 1e-12)
   expect_error(rlsc(x, iris$Species, class_weights = c(virginica = 2, setosa_ = 1)),
-               "`class_weights` names class\\(es\\) the response does not have: `setosa_` \\(its classes are `setosa`, `versicolor`, `virginica`\\)")
+               paste("`class_weights` names class\\(es\\) the response does not have: `setosa_`",
+                     "\\(its classes are `setosa`, `versicolor`, `virginica`\\)"))
   expect_error(rlsc(x, iris$Species, class_weights = c(2, 1, 1)),
                "`class_weights` must be \"balanced\" or a numeric vector named by the classes .*not an unnamed one")
   expect_error(rlsc(x, iris$Species, class_weights = c(setosa = 1, setosa = 2)),

@@ -52,7 +52,8 @@ test_that("chunk_files() names a file of unknown type, and a custom `read` still
   odd <- file.path(dir, c("part03.feather", "part04.csv.bz2"))
   file.create(odd)
   expect_error(chunk_files(c(paths, odd)),
-               "^`paths` has a file of unknown type, '.*part03\\.feather': give `read` for files other than \\.parquet, \\.rds, \\.csv and \\.csv\\.gz$")
+               paste("^`paths` has a file of unknown type, '.*part03\\.feather': give `read` for files",
+                     "other than \\.parquet, \\.rds, \\.csv and \\.csv\\.gz$"))
   expect_error(chunk_files(odd[2]), "unknown type, '.*part04\\.csv\\.bz2'")
   # upper-case extensions are the same kinds
   upper <- file.path(dir, "PART.RDS")

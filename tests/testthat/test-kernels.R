@@ -120,12 +120,17 @@ test_that("the C entry points reject wrong types and shapes", {
   x <- matrix(rnorm(8), 4)
   w <- rep(1, 4)
   expect_error(call("C_rlsc_kernel_matrix", 1:8, NULL, "rbf", 1, NULL, NULL, NULL, 1L), "'x' must be a double matrix")
-  expect_error(call("C_rlsc_kernel_matrix", x, matrix(1, 2, 3), "rbf", 1, NULL, NULL, NULL, 1L), "'z' must have 2 columns")
+  expect_error(call("C_rlsc_kernel_matrix", x, matrix(1, 2, 3), "rbf", 1, NULL, NULL, NULL, 1L),
+               "'z' must have 2 columns")
   expect_error(call("C_rlsc_kernel_matrix", x, NULL, "gauss", 1, NULL, NULL, NULL, 1L), "'type' must be")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, c("rbf", "rbf"), 1, NULL, NULL, NULL, 1L), "'type' must be a single string")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "rbf", c(1, 2), NULL, NULL, NULL, 1L), "'params' must have length 1")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "rbf", -1, NULL, NULL, NULL, 1L), "'sigma' must be finite and positive")
-  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "polynomial", c(0.5, 1, 1), NULL, NULL, NULL, 1L), "'degree' must be")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, c("rbf", "rbf"), 1, NULL, NULL, NULL, 1L),
+               "'type' must be a single string")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "rbf", c(1, 2), NULL, NULL, NULL, 1L),
+               "'params' must have length 1")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "rbf", -1, NULL, NULL, NULL, 1L),
+               "'sigma' must be finite and positive")
+  expect_error(call("C_rlsc_kernel_matrix", x, NULL, "polynomial", c(0.5, 1, 1), NULL, NULL, NULL, 1L),
+               "'degree' must be")
   expect_error(call("C_rlsc_kernel_matrix", x, NULL, "polynomial", c(2, NA, 1), NULL, NULL, NULL, 1L),
                "'scale' and 'offset' must be finite")
   expect_error(call("C_rlsc_kernel_matrix", x, NULL, "precomputed", numeric(0), NULL, NULL, NULL, 1L),

@@ -57,7 +57,8 @@ test_that("K-fold and chunked fits with penalty factors equal their references",
 test_that("bad penalty factors are errors naming the argument", {
   d <- make_data(20, 3, seed = 324)
   expect_error(rlsc(d$x, d$y, penalty_factor = c(1, 1)),
-               "`penalty_factor` must be a numeric vector with one value per column of `x` \\(3\\) or named by columns, not of length 2")
+               paste("`penalty_factor` must be a numeric vector with one value per column of `x` \\(3\\)",
+                     "or named by columns, not of length 2"))
   expect_error(rlsc(d$x, d$y, penalty_factor = c(1, -1, 1)), "`penalty_factor` must be non-negative")
   expect_error(rlsc(d$x, d$y, penalty_factor = c(1, NA, 1)), "`penalty_factor` must not contain NA")
   expect_error(rlsc(d$x, d$y, penalty_factor = "a"), "not character vector")

@@ -307,7 +307,8 @@ test_that("each field the validators check is an error naming it, for fits and t
     list(chunked, function(f) { f$data$src <- list(); f },
          "`data` must describe its rows in memory or in chunks"))
   engines <- list(
-    list(lin, function(e) { e$values <- as.integer(e$values); e }, "`values`, `dropped`, `ybar`, `yshift`, `sumw` and `noise`"),
+    list(lin, function(e) { e$values <- as.integer(e$values); e },
+         "`values`, `dropped`, `ybar`, `yshift`, `sumw` and `noise`"),
     list(lin, function(e) { e$intercept <- NA; e }, "`intercept` must be TRUE or FALSE"),
     list(lin, function(e) { e$center <- as.character(e$center); e }, "`center` and `shift` must be double vectors"),
     list(lin, function(e) { e["v"] <- list(NULL); e }, "a primal engine needs `v` \\(d x r\\)"),
