@@ -107,7 +107,7 @@ bench-engines: deps
 # memory.  Installs into a private library (never the site library) and
 # installs valgrind from Debian if it is missing.  The tests run in one
 # process (TESTTHAT_PARALLEL=FALSE: testthat's parallel workers would run
-# outside valgrind).  Takes about VALGRIND_MINUTES minutes (the
+# outside valgrind).  Takes about 40 minutes on a busy machine (the
 # fuzz test runs 60 of its problems there, not 200, and the combination
 # matrix 40 random cells, not its pairs).
 # Only definite leaks count as errors: cli's timer thread (loaded by testthat)
@@ -136,7 +136,7 @@ valgrind: deps
 # reports where this log does not see them; under valgrind they would not
 # be checked at all).  R itself is not instrumented, so leak
 # detection is off (valgrind checks leaks).  Any ASan or UBSan report fails.
-# About a minute; the compiler's sanitizer runtimes come with gcc.
+# About three minutes; the compiler's sanitizer runtimes come with gcc.
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer
 SAN_LIB   := $(CURDIR)/sanitize-lib
 SAN_RUN   := LD_PRELOAD="$$(gcc -print-file-name=libasan.so)" \
