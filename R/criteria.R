@@ -57,13 +57,9 @@ path_table <- function(path, lambda, classify, crit) {
 # losses are in `unit`s), NA where a LOO value is undefined.
 path_stats <- function(path, k) {
   ok <- path$n_na == 0
-  mean <- path$mean[, k, drop = FALSE]
-  se <- sqrt(path$m2[, k, drop = FALSE] / path$w[, k, drop = FALSE] / (path$npos - 1))
-  for (p in unique(path$power[k])) {
-    at <- path$power[k] == p
-    mean[, at] <- from_unit(mean[, at], path$unit, p)
-    se[, at] <- from_unit(se[, at], path$unit, p)
-  }
+  mean <- from_unit_columns(path$mean[, k, drop = FALSE], path$unit, path$power[k])
+  se <- from_unit_columns(sqrt(path$m2[, k, drop = FALSE] / path$w[, k, drop = FALSE] / (path$npos - 1)),
+                          path$unit, path$power[k])
   mean[!ok, ] <- NA_real_
   se[!ok, ] <- NA_real_
   list(mean = mean, se = se)
@@ -82,7 +78,6 @@ gcv_value <- function(path, rss) {
   room <- n - (path$df + path$intercept)
   ifelse(room > 1e-8 * n, n^2 * rss / room^2, NA_real_)
 }
-
 
 # A criterion of the predictions themselves at each lambda: the AUC (with
 # Hanley and McNeil's standard error) or a user's function (no standard

@@ -174,11 +174,5 @@ over_folds <- function(means, fw, unit = 1, power = 0) {
   m <- Reduce(`+`, Map(`*`, means, w)) / total
   dev <- Map(function(x, f) f * (x - m)^2, means, w)
   se <- sqrt(Reduce(`+`, dev) / total / (rowSums(fw > 0) - 1))
-  power <- rep_len(power, ncol(m))
-  for (p in unique(power)) {
-    at <- power == p
-    m[, at] <- from_unit(m[, at], unit, p)
-    se[, at] <- from_unit(se[, at], unit, p)
-  }
-  list(mean = m, se = se)
+  list(mean = from_unit_columns(m, unit, power), se = from_unit_columns(se, unit, power))
 }

@@ -213,6 +213,15 @@ from_unit <- function(v, unit, power) {
   v
 }
 
+# The same for the columns of a matrix, column j in units of unit^power[j].
+from_unit_columns <- function(m, unit, power) {
+  power <- rep_len(power, ncol(m))
+  for (p in unique(power)) {
+    at <- power == p
+    m[, at] <- from_unit(m[, at], unit, p)
+  }
+  m
+}
 
 # Fitted values, LOO values (n x T) and 1 - h (n) at one lambda, with the
 # rows' response and weights, read from the fit's data (or its snapshot).
