@@ -89,11 +89,7 @@ rows[[length(rows) + 1L]] <- data.frame(
   floor_s = floor_s, vs_floor = m[["rlsc"]] / floor_s, gram_s = m[["gram"]], eigen_s = m[["eigen"]],
   basis_s = NA_real_, lev_s = m[["lev"]], fitted_s = m[["fitted"]])
 
-res <- do.call(rbind, rows)
-cat("\n")
-old <- options(width = 200)
-print(format(res, digits = 3), row.names = FALSE)
-options(old)
+print_rows(rows)
 cat("\nvs_floor = rlsc seconds / floor seconds (target <= 1.3); floor = gram + eigen + basis + lev +",
     "fitted,\neach BLAS call timed alone (kernel: gram = the kernel matrices; 5 of each); medians of",
     reps, "runs.\n")

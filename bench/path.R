@@ -169,7 +169,7 @@ bench_one_fit <- function(n, d, ref_fun, ref_label, op, goal, seed) {
   fit <- rlsc(dat$x, dat$y)
   lam <- fit$lambda_min
   sec <- time_pair(function() rlsc(dat$x, dat$y), function() ref_fun(dat$x, dat$y, lam), reps)
-  result_row(sprintf("%s path vs one fit, n=%d d=%d", fit$mode, n, d),
+  result_row(sprintf("%s path vs one fit, n=%d d=%d", fit$form, n, d),
              sec[1], ref_label, sec[2], "rlsc/ref", op, goal)
 }
 

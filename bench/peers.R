@@ -31,21 +31,14 @@ has_sklearn <- file.exists(python) &&
   system2(python, c("-c", shQuote("import sklearn")), stdout = FALSE, stderr = FALSE) == 0
 helper <- file.path("bench", "sklearn_loo.py")
 
-cat("date:     ", format(Sys.time(), "%Y-%m-%d %H:%M %Z"), "\n")
-cat("machine:  ", sub("model name\\s*: ", "", grep("model name", readLines("/proc/cpuinfo"), value = TRUE)[1]),
-    "| nproc", parallel::detectCores(), "\n")
-cat("R:        ", R.version.string, "| rlsc", format(packageVersion("rlsc")), "from",
-    dirname(system.file(package = "rlsc")), "built", packageDescription("rlsc")$Built, "\n")
-cat("BLAS:     ", extSoftVersion()[["BLAS"]], "| LAPACK", La_library(), "\n")
-cat("LD_PRELOAD:", Sys.getenv("LD_PRELOAD", "(none)"), "\n")
-cat("threads:   rlsc", rlsc_threads()[["rlsc"]], "\n")
+source(file.path("bench", "shapes.R"))
+bench_header("The exact LOO path against its peers (bench/peers.R)")
 if (has_sklearn) {
   cat("sklearn:  ", system2(python, c("-c", shQuote("import sklearn; print(sklearn.__version__)")),
-                            stdout = TRUE), "\n")
+                            stdout = TRUE), "\n\n")
 } else {
-  cat("sklearn:   not installed (make bench-deps installs python3-sklearn): its columns are NA\n")
+  cat("sklearn:   not installed (make bench-deps installs python3-sklearn): its columns are NA\n\n")
 }
-cat("load average at start:", readLines("/proc/loadavg"), "\n\n")
 
 med_time <- function(f, runs) median(vapply(seq_len(runs), function(i) system.time(f())[["elapsed"]], 1))
 
@@ -69,7 +62,7 @@ flop_floor <- function(x, fit, nt) {
   n <- nrow(x)
   d <- ncol(x)
   nl <- length(fit$lambda)
-  dual <- fit$mode == "dual"
+  dual <- fit$form == "dual"
   m <- if (dual) n else d
   r <- m
   gram <- if (dual) n * (n + 1) * d else n * d * (d + 1)
@@ -83,41 +76,17 @@ flop_floor <- function(x, fit, nt) {
   list(seconds = gram / syrk_rate + rest / gemm_rate, syrk = syrk_rate / 1e9, gemm = gemm_rate / 1e9)
 }
 
-shapes <- list(
-  list(n = 1000, d = 100), list(n = 5000, d = 500), list(n = 20000, d = 200),
-  list(n = 100000, d = 50), list(n = 2000, d = 1000), list(n = 500, d = 5000),
-  list(n = 1000, d = 20000), list(n = 5000, d = 200, classes = 10),
-  list(n = 5000, d = 200, targets = 50))
-
-`%||%` <- function(a, b) if (is.null(a)) b else a
-
-# Gaussian x; y from the first 20 columns plus noise: one response, a matrix
-# of `targets` responses, or the class of the largest of `classes` noisy scores.
-simulate <- function(n, d, targets = NULL, classes = NULL) {
-  x <- matrix(rnorm(n * d), n)
-  k <- min(d, 20)
-  scores <- function(m, sd) x[, seq_len(k)] %*% matrix(rnorm(k * m), k) + matrix(rnorm(n * m, sd = sd), n)
-  y <- if (!is.null(classes)) factor(max.col(scores(classes, 2))) else if (!is.null(targets)) {
-    scores(targets, 3)
-  } else drop(scores(1, 3))
-  list(x = x, y = y)
-}
-
 rows <- list()
-for (s in shapes) {
-  set.seed(13)
+for (s in bench_shapes) {
   n <- s$n
   d <- s$d
-  dat <- simulate(n, d, s$targets, s$classes)
+  dat <- simulate_shape(s)
   x <- dat$x
   y <- dat$y
-  label <- if (!is.null(s$classes)) {
-    sprintf("%d classes, %dx%d", s$classes, n, d)
-  } else if (!is.null(s$targets)) sprintf("%d targets, %dx%d", s$targets, n, d) else sprintf("%dx%d", n, d)
+  label <- shape_label(s)
   nt <- if (is.factor(y)) nlevels(y) else NCOL(y)
   cat(sprintf("%-24s rlsc ...", label))
-  grid <- suppressWarnings(rlsc(x, y, nlambda = 100))$lambda
-  grid <- grid[grid > 0]   # scikit-learn takes positive alphas only
+  grid <- shape_grid(dat)   # (positive: scikit-learn takes positive alphas only)
   fit <- NULL
   t_rlsc <- med_time(function() fit <<- suppressWarnings(rlsc(x, y, lambda = grid)), reps)
   cat(" scikit-learn ...")
@@ -136,7 +105,7 @@ for (s in shapes) {
   cat(" floor ...\n")
   fl <- flop_floor(x, fit, nt)
   rows[[length(rows) + 1L]] <- data.frame(
-    shape = label, mode = fit$mode, rlsc_s = t_rlsc, sklearn_s = sk$seconds,
+    shape = label, mode = fit$form, rlsc_s = t_rlsc, sklearn_s = sk$seconds,
     vs_sklearn = sk$seconds / t_rlsc, loo_rel_diff = diff, glmnet10_s = t_glmnet,
     lm_ridge_s = t_ridge, floor_s = fl$seconds, vs_floor = t_rlsc / fl$seconds,
     syrk_gflops = fl$syrk, gemm_gflops = fl$gemm)
@@ -146,11 +115,10 @@ invisible(gc())
 
 # the RBF kernel fit against five base-R eigen() of its kernel matrices
 cat("RBF n = 2000, 5 sigma x 100 lambda: rlsc ...")
-set.seed(2000)
-n <- 2000
-x <- matrix(rnorm(n * 10), n)
-y <- sin(x[, 1]) + 0.5 * x[, 2] * x[, 3] + rnorm(n, sd = 0.3)
-sigmas <- median(dist(x[seq(1, n, by = 2), ])) * c(0.25, 0.5, 1, 2, 4)
+rbf <- rbf_case()
+x <- rbf$x
+y <- rbf$y
+sigmas <- rbf$sigma
 t_kernel <- med_time(function() rlsc(x, y, kernel = kernel_rbf(sigmas), nlambda = 100), 1)
 cat(" 5 x eigen() ...\n")
 kernels <- lapply(sigmas, function(s) kernel_matrix(kernel_rbf(s), x))
@@ -160,13 +128,9 @@ rows[[length(rows) + 1L]] <- data.frame(
   vs_sklearn = NA, loo_rel_diff = NA, glmnet10_s = NA, lm_ridge_s = NA, floor_s = t_eigen,
   vs_floor = t_kernel / t_eigen, syrk_gflops = NA, gemm_gflops = NA)
 
-res <- do.call(rbind, rows)
-cat("\n")
-old <- options(width = 200)
-print(format(res, digits = 3), row.names = FALSE)
-options(old)
+print_rows(rows)
 cat("\nvs_sklearn = scikit-learn seconds / rlsc seconds (target >= 3 with the reference BLAS, > 1 with",
     "OpenBLAS);\nloo_rel_diff = largest relative difference of the two LOO MSE curves; vs_floor = rlsc",
     "seconds / flop floor (target <= 1.3);\nthe last row's floor_s is five eigen() calls (target",
     "vs_floor <= 0.7); medians of", reps, "runs for rlsc and scikit-learn, 1 for the others.\n")
-cat("load average at end:", readLines("/proc/loadavg"), "\n")
+bench_footer()

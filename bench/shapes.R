@@ -1,4 +1,4 @@
-# What the benchmarks of issue 24 share (sourced by floor.R and
+# What the benchmarks of the path share (sourced by peers.R, floor.R and
 # targets.R): the record of the run, the shapes of issues 13 and 24 and
 # their data, and timing.  Only the exported API of rlsc.
 
@@ -27,6 +27,15 @@ bench_footer <- function() cat("load average at end:", readLines("/proc/loadavg"
 bench_reps <- function(default) as.integer(Sys.getenv("RLSC_BENCH_REPS", default))
 
 elapsed <- function(expr) system.time(expr)[["elapsed"]]
+
+# The rows of results (data frames of one row) as one table, wide enough for
+# all its columns.
+print_rows <- function(rows) {
+  old <- options(width = 200)
+  on.exit(options(old))
+  cat("\n")
+  print(format(do.call(rbind, rows), digits = 3), row.names = FALSE)
+}
 
 # The shapes of issue 24 (those of issue 13, as bench/peers.R ran them):
 # primal, dual, classes and targets.
