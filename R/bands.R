@@ -154,13 +154,33 @@ draw_candidates <- function(names, n) {
 # The column multipliers of candidate w: those of standardize (`sd`) divided
 # by sqrt(w_g); Inf leaves a group of weight 0 out.
 band_scale <- function(bands, w, sd = NULL) {
-  (sd %||% 1) / sqrt(w[bands$group])
+  structure((sd %||% 1) / sqrt(w[bands$group]), graded = bands$graded)
+}
+
+# Whether the primal engines of a banded fit take graded_eigen() (primal.R):
+# where some candidate's scaled Gram may be conditioned beyond
+# reliability()'s 1e9 at the smallest lambda of the grid, which the
+# eigendecomposition of that Gram cannot resolve.  The bound: with the
+# unweighted Gram's extreme eigenvalues (`values`, of the standardized
+# columns), candidate w's Gram has eigenvalues between min(w) Lambda_r and
+# max(w) Lambda_1 (its positive weights; a group of weight 0 leaves the
+# model).  A band of tiny weight matters where lambda / w_g is of the order
+# of its eigenvalues, and then the plain decomposition has lost its
+# directions; elsewhere it is accurate and twice as fast.
+graded_bands <- function(values, candidates, lambda) {
+  if (!length(values)) return(FALSE)
+  w <- candidates
+  w[w == 0] <- NA
+  lo <- apply(w, 1L, min, na.rm = TRUE)
+  hi <- apply(w, 1L, max, na.rm = TRUE)
+  any(hi * max(values) > 1e9 * (lo * min(values) + min(lambda)))
 }
 
 # ---- the fit -------------------------------------------------------------------
 
 fit_bands <- function(data, spec, call) {
   search <- band_search(data, spec)
+  spec$bands <- search$bands   # with the choice of decomposition (graded_bands())
   if (!spec$crit$per_response) {
     best <- search_settings(search, spec)
     chosen <- best$j
@@ -236,6 +256,10 @@ band_search <- function(data, spec) {
       scale <- if (j == 0L) sd else band_scale(bands, bands$candidates[j, ], sd)
       primal_engines(part, spec, scale, sd, full, fold)
     }
+    base <- build(0L, fold = FALSE)$engine
+    lambda <- spec$lambda %||% band_default_grid(base, data, spec)
+    bands$graded <- graded_bands(base$values, bands$candidates, lambda)
+    rm(base)
   } else {
     pass <- NULL
     sd <- standardize_rows(data, spec)
@@ -244,6 +268,7 @@ band_search <- function(data, spec) {
       scale <- if (j == 0L) sd else band_scale(bands, bands$candidates[j, ], sd)
       dual_build(kernel_linear(), part, spec, sd, scale, full)
     }
+    lambda <- spec$lambda %||% if (spec$crit$per_response) band_default_grid(build(0L)$engine, data, spec)
   }
   # the fold engines of candidate j for other folds (calibration)
   candidate_folds <- function(j, fold, nfold) {
@@ -252,8 +277,16 @@ band_search <- function(data, spec) {
     dual_fold_builder(kernel_linear(), all_rows(data), fold, spec, scale)
   }
   list(settings = as.list(seq_len(nrow(bands$candidates))), grid = NULL, form = form, sd = sd,
-       data = data, mom = pass$mom, build = build, base = function() build(0L)$engine,
+       data = data, mom = pass$mom, build = build, lambda = lambda, bands = bands,
        candidate_folds = candidate_folds, what = "the weighted cross-products of `x`")
+}
+
+# The default grid of a banded fit: that of the unweighted columns' engine,
+# shared by every candidate.
+band_default_grid <- function(base, data, spec) {
+  check_spectrum_range(base$values, "the weighted cross-products of `x`")
+  npos <- data$npos %||% sum(all_rows(data)$w > 0)
+  default_lambda(base$values, spec$nlambda, least_squares_candidate(base, npos))
 }
 
 # The form of a linear fit ("auto": primal when the rows of positive weight
@@ -295,14 +328,7 @@ search_per_response <- function(search, spec) {
   responses <- crit$responses
   nt <- length(responses)
   nc <- length(search$settings)
-  lambda <- spec$lambda
-  if (is.null(lambda)) {
-    base <- search$base()
-    check_spectrum_range(base$values, search$what)
-    npos <- data$npos %||% sum(all_rows(data)$w > 0)
-    lambda <- default_lambda(base$values, spec$nlambda, least_squares_candidate(base, npos))
-    rm(base)
-  }
+  lambda <- search$lambda
   nl <- length(lambda)
   curve <- se <- matrix(NA_real_, nl, nt)
   n_na <- matrix(0, nl, nt)

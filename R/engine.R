@@ -22,6 +22,9 @@
 #   beta0,     with unpenalized columns (penalty_factor 0): the slopes that do
 #   free_map   not depend on lambda (d x T) and the map whose squared row
 #              norms give those columns' leverage (d x p0); NULL otherwise
+#   graded     TRUE where the eigenpairs came from the SVD of the Cholesky
+#              factor times the column multipliers (graded_eigen(): banded
+#              ridge with weights over many decades); NULL or FALSE otherwise
 # dual only (it holds its rows):
 #   basis      n x r, the rows in the eigenbasis: B for rows of the direct
 #              form, U for rows of the complement form (src/path.c)
@@ -46,7 +49,7 @@
 
 engine_fields <- c("form", "values", "dropped", "noise", "g", "yshift", "ybar", "intercept",
                    "sumw", "shift", "center", "v", "beta0", "free_map", "basis", "direct", "q",
-                   "r0", "w", "kernel", "x", "kbar", "rows", "scale")
+                   "r0", "w", "kernel", "x", "kbar", "rows", "scale", "graded")
 
 new_engine <- function(form, ...) {
   given <- list(form = form, ...)
@@ -149,8 +152,11 @@ spectral_filter <- function(values, lambda) {
 # directions and the largest eigenvalue dropped above `floor`: directions
 # below `floor` are rounding of a constant, those below `noise` may be signal
 # lost to cancellation.
-kept_directions <- function(values, m, floor = 0, noise = 0) {
-  keep <- values > pmax(max(values, 0) * (m * .Machine$double.eps), floor, noise)
+kept_directions <- function(values, m, floor = 0, noise = 0, graded = FALSE) {
+  # eigenvalues from singular values (graded_eigen()) have errors of order
+  # the square of the relative rule
+  rel <- m * .Machine$double.eps
+  keep <- values > pmax(max(values, 0) * if (graded) rel^2 else rel, floor, noise)
   list(keep = keep, dropped = max(values[!keep & values > floor], 0))
 }
 

@@ -44,21 +44,42 @@ primal_engine <- function(mom, intercept, scale = NULL, free = NULL) {
     free_map <- matrix(0, d, length(free))
     free_map[free, ] <- backsolve(root, diag(length(free)))
   }
-  eig <- c_eigen(sxx)
+  graded <- isTRUE(attr(scale, "graded")) && !length(free)
+  eig <- if (graded) graded_eigen(raw$sxx, scale) else c_eigen(sxx)
   floor <- direction_floor(eig$vectors, mom$xmax[pen], mom$sumw, m)
   noise <- if (is.null(mom$raw)) floor else pmax(floor, raw_noise(eig$vectors, mom$raw[pen]))
-  kept <- kept_directions(eig$values, m, floor, noise)
+  kept <- kept_directions(eig$values, m, floor, noise, graded)
   vp <- eig$vectors[, kept$keep, drop = FALSE]
   v <- matrix(0, d, ncol(vp))
   v[pen, ] <- vp
   if (length(free)) v[free, ] <- -a %*% vp
   check_underflow(c(eig$values, diag(mom$sxx)[free]), mom)
-  unscale <- function(m) if (is.null(m) || is.null(scale)) m else m / scale
-  new_engine("primal", values = eig$values[kept$keep], dropped = kept$dropped,
+  unscale <- function(m) if (is.null(m) || is.null(scale)) m else m / as.vector(scale)
+  new_engine("primal", values = eig$values[kept$keep], dropped = kept$dropped, graded = graded,
              noise = if (any(kept$keep)) noise[kept$keep] else max(noise, 0),
              g = c_crossprod(vp, sxy), yshift = raw$yshift, ybar = raw$ybar, intercept = intercept,
              sumw = mom$sumw, shift = raw$shift, center = raw$xbar, v = unscale(v),
              beta0 = unscale(beta0), free_map = unscale(free_map))
+}
+
+# The eigenpairs of the Gram seen through column multipliers `scale` whose
+# sizes span many decades (banded ridge with a band of tiny weight at a tiny
+# lambda: bands.R, graded_bands()), without forming the scaled Gram: the
+# Cholesky factor R of the unscaled Gram (pivoted, so a singular Gram keeps
+# its rank), then the SVD of R diag(1 / scale).  The eigendecomposition of the
+# scaled Gram has absolute errors of eps Lambda_1 in every eigenvalue, which
+# erase the directions of a band of weight 1e-12; the factor's columns carry
+# errors relative to their own size, and the singular values absolute errors
+# of eps sqrt(Lambda_1), so an eigenvalue Lambda_k keeps a relative accuracy
+# of about eps sqrt(Lambda_1 / Lambda_k) (reliability() counts with it).  The
+# SVD costs about twice the symmetric eigendecomposition: only fits that need
+# it take it.
+graded_eigen <- function(sxx, scale) {
+  root <- suppressWarnings(chol(sxx, pivot = TRUE))   # rank deficiency is expected
+  rank <- attr(root, "rank")
+  root <- root[seq_len(rank), order(attr(root, "pivot")), drop = FALSE]
+  sv <- La.svd(root / rep(as.vector(scale), each = rank), nu = 0L)
+  list(values = sv$d^2, vectors = t(sv$vt))
 }
 
 # Centered cross-products below about xmin / eps have lost digits to

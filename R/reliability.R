@@ -37,7 +37,9 @@ reliability <- function(eng, lambda, new_rows = FALSE) {
   values <- eng$values
   conditioned <- cancelled <- rep(FALSE, length(lambda))
   if (length(values)) {
-    conditioned <- max(values) / (min(values) + lambda) > 1e9
+    ratio <- max(values) / (min(values) + lambda)
+    # singular values (graded_eigen()) lose the square root of those digits
+    conditioned <- (if (isTRUE(eng$graded)) sqrt(ratio) else ratio) > 1e9
     noise <- eng$noise %||% 0
     cancelled <- vapply(lambda, function(l) max(noise / (values + l)), 1) > 1e-6
   }
@@ -65,7 +67,8 @@ warn_unreliable <- function(eng, lambda, new_rows = FALSE) {
   if (!any(bad)) return(invisible())
   why <- c(
     if (any(conditioned)) {
-      sprintf("they are below 1e-9 of the largest eigenvalue (%s)", format(max(values), digits = 3))
+      sprintf("they are below %s of the largest eigenvalue (%s)",
+              if (isTRUE(eng$graded)) "1e-18" else "1e-9", format(max(values), digits = 3))
     },
     if (!lost && any(near_dropped & lambda > 0)) {
       "they are near eigenvalues dropped as numerically zero"

@@ -299,16 +299,45 @@ test_that("sparse x gives the dense banded fit, primal and dual; standardize sca
 })
 
 test_that("a band of tiny weight at a tiny lambda keeps its directions", {
-  skip(paste("known defect: the eigendecomposition of the scaled Gram (eigenvalues of order w_g)",
-             "drops a band of weight 1e-15 as numerically zero, though lambda / w_g = 100 keeps it",
-             "in the model; the SVD of the Cholesky factor times the scales would keep it",
-             "(1.3% of targets differ from himalaya on its 4-band example for this reason)"))
   set.seed(12)
   x <- matrix(rnorm(60 * 6), 60)
   y <- drop(x %*% c(1, -1, 0.5, 0.5, 2, 2)) + rnorm(60)
   w <- c(0.5, 0.5 - 1e-15, 1e-15)
   group <- c(1, 1, 2, 2, 3, 3)
-  fit <- suppressWarnings(rlsc(x, y, bands = group, band_weights = rbind(w), lambda = c(1, 1e-13)))
-  loo <- ref_loo_pf(x, y, rep(1, 60), 1e-13, 1 / w[group])
-  expect_equal(fit$path$mse_y1[2], mean((y - loo[, 1])^2), tolerance = 1e-6)
+  # (the criterion keeps falling as lambda / w_g of the third band does)
+  expect_warning(fit <- rlsc(x, y, bands = group, band_weights = rbind(w), lambda = c(1, 1e-13)),
+                 "keeps decreasing beyond it")
+  expect_true(fit$engine$bands$graded)
+  for (l in 1:2) {
+    loo <- drop(ref_loo_pf(x, y, rep(1, 60), fit$lambda[l], 1 / w[group]))
+    expect_equal(fit$path$mse[l], mean((y - loo)^2), tolerance = 1e-8)
+  }
+  # and its coefficients: lambda / w_g = 100 keeps the band in the model
+  ref <- ref_coef_pf(x, y, rep(1, 60), 1e-13, 1 / w[group])
+  expect_equal(unname(coef(fit, s = 1e-13)), drop(ref), tolerance = 1e-8)
+  expect_gt(min(abs(coef(fit, s = 1e-13)[6:7])), 0.1)
+  # K-fold: the fold engines take the same decomposition
+  folds <- rep(1:4, 15)
+  expect_warning(kf <- rlsc(x, y, bands = group, band_weights = rbind(w), lambda = c(1, 1e-13),
+                            foldid = folds), "keeps decreasing beyond it")
+  held <- ref_kfold(y, rep(1, 60), folds, 1e-13, function(train, out, l) {
+    ref_predict(ref_coef_pf(x[train, ], y[train], rep(1, sum(train)), l, 1 / w[group]), x[out, ])
+  })
+  expect_equal(kf$path$mse[2], held$cvm, tolerance = 1e-8)
+})
+
+test_that("graded_bands() takes the SVD route only where the grid needs it", {
+  cand <- rbind(c(0.5, 0.5), c(0.9, 0.1))
+  expect_false(graded_bands(c(200, 1), cand, 0))
+  expect_true(graded_bands(c(2e9, 1), cand, 0))     # ill-conditioned columns at lambda = 0
+  expect_false(graded_bands(c(2e9, 1), cand, 10))
+  tiny <- rbind(c(1 - 1e-12, 1e-12), c(0, 1))       # weight 0: the group leaves the model
+  expect_true(graded_bands(c(200, 1), tiny, 1e-8))
+  expect_false(graded_bands(c(200, 1), tiny, 1e-6))
+  expect_false(graded_bands(c(200, 1), rbind(c(0, 1)), 0))
+  set.seed(3)
+  x <- matrix(rnorm(40 * 4), 40)
+  y <- rnorm(40)
+  fit <- rlsc(x, y, bands = c(1, 1, 2, 2), band_weights = rbind(c(0.5, 0.5), c(0.9, 0.1)))
+  expect_false(fit$engine$bands$graded)
 })
