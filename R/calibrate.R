@@ -150,50 +150,25 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
   w <- held$w[keep]
   if (!length(w)) return(list(a = numeric(k), b = numeric(k)))
   w <- w / sum(w)
+  code <- as.integer(code)
   counts <- tabulate(code, k)
-  own <- (counts[code] + 1) / (counts[code] + 2)
-  target <- matrix((1 - own) / (k - 1), length(code), k)
-  target[cbind(seq_along(code), code)] <- own
+  own <- (counts + 1) / (counts + 2)   # Platt's target of each class for its own rows
   slopes <- if (k == 2L) 2L else seq_len(k)   # two classes: one slope
   s <- pmax(apply(abs(f[, slopes, drop = FALSE]), 2L, max), 1e-300)
   fs <- f[, slopes, drop = FALSE] / rep(s, each = nrow(f))
   na <- k - 1L
-  eta_of <- function(theta) {
-    eta <- matrix(rep(c(0, theta[seq_len(na)]), each = nrow(fs)), nrow(fs))
-    eta[, slopes] <- eta[, slopes] + fs * rep(theta[-seq_len(na)], each = nrow(fs))
-    eta
-  }
   np <- na + length(slopes)
   bounded <- seq_len(np) > na
-  # the loss, its gradient and Hessian in the parameters: with r = w (p - t),
-  # d/da_k = sum r_k, d/db_k = sum r_k f_k; the Hessian of the softmax per row
-  # is diag(p) - p p', so each block is a diagonal minus a cross-product
+  # the loss, its gradient and Hessian in the parameters (src/calibrate.c)
   objective <- function(theta, hessian = FALSE) {
-    eta <- eta_of(theta)
-    lse <- log_sum_exp(eta)
-    p <- exp(eta - lse)
-    value <- -sum(w * rowSums(target * (eta - lse)))
-    r <- w * (p - target)
-    pf <- p[, slopes, drop = FALSE] * fs
-    grad <- c(colSums(r)[-1L], colSums(r[, slopes, drop = FALSE] * fs))
-    if (!hessian) return(list(value = value, grad = grad))
-    z <- cbind(p[, -1L, drop = FALSE], pf)
-    diag_part <- c(colSums(w * p)[-1L], colSums(w * pf * fs))
-    h <- -crossprod(z, w * z)
-    # the diagonal blocks' diagonals, and the a_k-b_k cross terms
-    diag(h) <- diag(h) + diag_part
-    cross <- colSums(w * pf)
-    ia <- match(slopes, 2:k)
-    for (m in seq_along(slopes)) if (!is.na(ia[m])) {
-      h[ia[m], na + m] <- h[ia[m], na + m] + cross[m]
-      h[na + m, ia[m]] <- h[na + m, ia[m]] + cross[m]
-    }
-    list(value = value, grad = grad, hess = h)
+    c_softmax_map(fs, code, own, w, theta, as.integer(slopes), hessian)
   }
   theta0 <- if (!is.null(start)) c(start$a[-1L], start$b[slopes] * s) else {
     # the intercepts of the class shares, and unit slopes on the scaled
     # values: closer to the optimum than 0, where every slope is held
-    share <- colSums(w * target)
+    wsum <- vapply(seq_len(k), function(j) sum(w[code == j]), 1)
+    other <- wsum * (1 - own) / (k - 1)
+    share <- wsum * own + sum(other) - other
     c(log(share[-1L] / share[1L]), rep(1, length(slopes)))
   }
   theta <- newton_bounded(objective, theta0, bounded, tol)

@@ -67,6 +67,13 @@ c_kernel_asymmetry <- function(k) .Call(C_rlsc_kernel_asymmetry, k)
 # max |x| of a double vector in one pass: NA when x has NA or NaN.
 c_abs_max <- function(x) .Call(C_rlsc_abs_max, x)
 
+# The calibration map's loss, gradient and (with `hessian`) Hessian at theta
+# (R/calibrate.R, fit_map()): f the scaled decision values of the classes
+# `slopes`, `own` Platt's target of each class for its own rows.
+c_softmax_map <- function(f, code, own, w, theta, slopes, hessian = FALSE) {
+  .Call(C_rlsc_softmax_map, f, code, own, w, theta, slopes, hessian)
+}
+
 # OpenMP's view of the machine and the BLAS's threads (src/threads.c).
 c_thread_info <- function() .Call(C_rlsc_thread_info)
 

@@ -279,3 +279,42 @@ test_that("per_response multiclass fits give probabilities at each column's lamb
   expect_equal(unname(colSums(r)[-1]), c(0, 0), tolerance = 1e-5)
   expect_equal(unname(colSums(r * held)[map$b > 0]), rep(0, sum(map$b > 0)), tolerance = 1e-5)
 })
+
+test_that("the calibration map's loss, gradient and Hessian (C) match their definitions", {
+  set.seed(41)
+  n <- 300
+  for (k in c(2L, 4L)) {
+    slopes <- if (k == 2L) 2L else seq_len(k)
+    fs <- matrix(rnorm(n * length(slopes)), n)
+    code <- sample.int(k, n, TRUE)
+    w <- runif(n) * (runif(n) > 0.1)
+    w <- w / sum(w)
+    own <- (tabulate(code, k) + 1) / (tabulate(code, k) + 2)
+    na <- k - 1L
+    theta <- c(rnorm(na), abs(rnorm(length(slopes))))
+    loss <- function(theta) {   # the cross-entropy against Platt's targets, from its definition
+      eta <- matrix(c(0, theta[seq_len(na)]), n, k, byrow = TRUE)
+      eta[, slopes] <- eta[, slopes] + fs * rep(theta[-seq_len(na)], each = n)
+      logp <- eta - log(rowSums(exp(eta)))
+      target <- matrix((1 - own[code]) / (k - 1), n, k)
+      target[cbind(seq_len(n), code)] <- own[code]
+      -sum(w * target * logp)
+    }
+    out <- c_softmax_map(fs, code, own, w, theta, as.integer(slopes), TRUE)
+    expect_equal(out$value, loss(theta), tolerance = 1e-12)
+    h <- 1e-5
+    num_grad <- vapply(seq_along(theta), function(j) {
+      e <- replace(numeric(length(theta)), j, h)
+      (loss(theta + e) - loss(theta - e)) / (2 * h)
+    }, 1)
+    expect_equal(out$grad, num_grad, tolerance = 1e-7)
+    num_hess <- vapply(seq_along(theta), function(j) {
+      e <- replace(numeric(length(theta)), j, h)
+      (c_softmax_map(fs, code, own, w, theta + e, as.integer(slopes))$grad -
+         c_softmax_map(fs, code, own, w, theta - e, as.integer(slopes))$grad) / (2 * h)
+    }, numeric(length(theta)))
+    expect_equal(out$hess, num_hess, tolerance = 1e-7)
+    expect_equal(out$hess, t(out$hess))
+    expect_null(c_softmax_map(fs, code, own, w, theta, as.integer(slopes))$hess)
+  }
+})
