@@ -25,6 +25,13 @@ dual_engine <- function(kernel, rows, intercept, scale = NULL) {
   check_dual_memory(length(pos))
   origin <- kernel_origin(kernel, x, y, w, intercept)
   src <- kernel_source(kernel, x, w, pos, origin, scale)
+  gram <- kernel$gram
+  if (!is.null(gram)) {
+    # a banded candidate's sum of group kernels (bands.R), formed about the
+    # origin of all rows: new rows are moved by the same
+    origin[c("shift", "center")] <- gram[c("shift", "center")]
+    kernel$gram <- NULL
+  }
   eig <- tryCatch(
     c_kernel_eigen(src$k, src$w, src$type, src$params, src$shift, src$center, src$scale, intercept),
     error = function(e) {
@@ -72,7 +79,10 @@ dual_engine <- function(kernel, rows, intercept, scale = NULL) {
     # and their values at lambda = Inf (also when no direction is kept)
     dr <- which(direct)
     if (length(values)) {
-      k0 <- dual_cross(eng, x[dr, , drop = FALSE])
+      k0 <- if (is.null(gram)) dual_cross(eng, x[dr, , drop = FALSE]) else {
+        k0 <- gram$k[dr, pos, drop = FALSE]   # the same kernel, already formed
+        if (intercept) k0 - rep(kbar, each = length(dr)) else k0
+      }
       eng$basis[dr, ] <- sweep(k0 %*% (s * u), 2L, sqrt(values), "/")
       attr(eng, "direct_err") <- new_row_factor(eng$basis[dr, , drop = FALSE], values)
     }
@@ -142,9 +152,13 @@ kernel_origin <- function(kernel, x, y, w, intercept) {
   rbf <- kernel$name == "rbf"
   moved <- (kernel$name == "linear" && intercept && !is_sparse(x)) || rbf
   columns <- kernel$name %in% c("linear", "rbf")
-  mom <- block_moments(if (columns) x else matrix(0, nrow(x), 0L), y, w, intercept || rbf, gram = FALSE)
-  yshift <- if (intercept) mom$yshift else numeric(ncol(y))
-  ybar <- if (intercept) mom$ybar else numeric(ncol(y))
+  # the means of x and of y apart: together the pass would also form x'y
+  # (d x T), which no kernel needs (a third of a banded dual search's time)
+  none <- matrix(0, nrow(x), 0L)
+  mom <- block_moments(if (columns) x else none, y[, 0L, drop = FALSE], w, intercept || rbf, gram = FALSE)
+  ymom <- block_moments(none, y, w, intercept || rbf, gram = FALSE)
+  yshift <- if (intercept) ymom$yshift else numeric(ncol(y))
+  ybar <- if (intercept) ymom$ybar else numeric(ncol(y))
   list(shift = if (moved) mom$shift, center = if (moved) mom$xbar, yshift = yshift, ybar = ybar,
        mom = mom)
 }
@@ -154,12 +168,14 @@ kernel_origin <- function(kernel, x, y, w, intercept) {
 take_rows <- function(x, rows) if (length(rows) == nrow(x)) x else x[rows, , drop = FALSE]
 
 # What src/kernel.c decomposes: the data and kernel type, or a kernel matrix
-# computed here (custom kernels, and X X' of sparse x) as "precomputed".
+# computed here (custom kernels, X X' of sparse x, and the weighted sum of
+# group kernels of a banded candidate, `kernel$gram`) as "precomputed".
 kernel_source <- function(kernel, x, w, rows, origin, scale) {
   own <- function(k) {
     list(k = k, w = w[rows], type = "precomputed", params = numeric(0), shift = NULL,
          center = NULL, scale = NULL)
   }
+  if (!is.null(kernel$gram)) return(own(kernel$gram$k[rows, rows, drop = FALSE]))
   if (kernel$name == "custom") return(own(custom_kernel(kernel, scaled_rows(x, rows, scale))))
   if (is_sparse(x)) return(own(as.matrix(Matrix::tcrossprod(scaled_rows(x, rows, scale)))))
   list(k = x, w = w, type = kernel$name, params = kernel_params(kernel), shift = origin$shift,
