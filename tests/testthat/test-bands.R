@@ -341,3 +341,26 @@ test_that("graded_bands() takes the SVD route only where the grid needs it", {
   fit <- rlsc(x, y, bands = c(1, 1, 2, 2), band_weights = rbind(c(0.5, 0.5), c(0.9, 0.1)))
   expect_false(fit$engine$bands$graded)
 })
+
+test_that("the dual search's sums of group kernels give the kernels of the rescaled columns", {
+  set.seed(29)
+  x <- matrix(rnorm(30 * 50), 30)
+  x[, 1:10] <- x[, 1:10] + 1e3   # offsets: the group kernels are moved by the origin of all rows
+  y <- cbind(a = x[, 11] - x[, 30] + rnorm(30), b = x[, 40] + rnorm(30))
+  w <- c(0, runif(29))           # a row of weight 0: projected like new rows
+  group <- rep(1:3, c(10, 15, 25))
+  cand <- rbind(c(0.2, 0.3, 0.5), c(0, 0.5, 0.5), c(1e-6, 0.5, 0.5 - 1e-6))
+  for (foldid in list(NULL, rep(1:3, 10))) {
+    fit <- function() {
+      quiet_edge(rlsc(x, y, weights = w, bands = group, band_weights = cand, lambda = 10^(3:-3),
+                      mode = "dual", foldid = foldid, standardize = TRUE))
+    }
+    a <- fit()
+    expect_false(is.null(group_kernels(list(x = x, y = y, w = w), a$engine$bands, NULL, TRUE)))
+    b <- withr::with_options(list(rlsc.band_memory = 1e3), fit())   # no room: each kernel from x
+    expect_equal(a$path, b$path, tolerance = 1e-9)
+    expect_identical(a$band_index, b$band_index)
+    expect_equal(coef(a), coef(b), tolerance = 1e-9)
+    expect_equal(predict(a, x[1:5, ]), predict(b, x[1:5, ]), tolerance = 1e-9)
+  }
+})
