@@ -364,3 +364,31 @@ test_that("the dual search's sums of group kernels give the kernels of the resca
     expect_equal(predict(a, x[1:5, ]), predict(b, x[1:5, ]), tolerance = 1e-9)
   }
 })
+
+test_that("the SVD route for graded weights gives the same fit from chunks and sparse x", {
+  skip_if_not_installed("Matrix")
+  set.seed(31)
+  n <- 60
+  x <- matrix(rnorm(n * 6), n)
+  x[, 1] <- x[, 1] + 50
+  y <- cbind(a = drop(x %*% c(1, -1, 0.5, 0.5, 2, 2)) + rnorm(n), b = rnorm(n))
+  w <- c(0, runif(n - 1))
+  cand <- rbind(c(0.5, 0.5 - 1e-15, 1e-15), c(1, 0, 0) * (1 - 2e-12) + c(0, 1e-12, 1e-12))
+  group <- c(1, 1, 2, 2, 3, 3)
+  for (foldid in list(NULL, rep(1:4, 15))) {
+    fit <- function(x) {
+      quiet_edge(rlsc(x, y, weights = w, bands = group, band_weights = cand, lambda = c(1, 1e-6, 1e-13),
+                      foldid = foldid, standardize = TRUE))
+    }
+    ref <- fit(x)
+    expect_true(ref$engine$bands$graded)
+    expect_same_fit(fit(Matrix::Matrix(x, sparse = TRUE)), ref, tol = 1e-8)
+    src <- chunk_source(chunkings(n, w)$uneven, function(idx) {
+      list(x = x[idx, , drop = FALSE], y = y[idx, , drop = FALSE], weights = w[idx], foldid = foldid[idx])
+    })
+    chunked <- quiet_edge(rlsc(src, bands = group, band_weights = cand, lambda = c(1, 1e-6, 1e-13),
+                               standardize = TRUE, cv = if (is.null(foldid)) "loo" else 4L))
+    expect_same_fit(chunked, ref, tol = 1e-8)
+    expect_identical(chunked$band_index, ref$band_index)
+  }
+})
