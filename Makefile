@@ -20,7 +20,7 @@ ENGINE_CMDS := /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/slurmdbd /usr/sbin
 CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
              _R_CHECK_SYSTEM_CLOCK_=false NOT_CRAN=true RLSC_OPENBLAS=$(CURDIR)/.deps/openblas
 
-.PHONY: deps install demo readme test test-openblas unit check test-engines bench-engines bench-floor bench-targets valgrind sanitize \
+.PHONY: deps install demo readme test test-openblas unit check test-engines bench-engines bench-floor bench-targets bench-memory valgrind sanitize \
         sanitize-build fuzz fuzz-native combinations bench bench-kernel bench-scale bench-kfold bench-peers \
         bench-eigen bench-threads bench-banded bench-per-response bench-deps docs clean site-deps site \
         site-check coverage lint
@@ -340,6 +340,12 @@ bench-floor: install
 # about 3 minutes under OpenBLAS)
 bench-targets: install bench-deps
 	$(BENCH_ENV) HIMALAYA_PATH=$(HIMALAYA_PATH) $(RSCRIPT) bench/targets.R
+
+# peak resident memory of exact LOO and 5-fold fits of 50000 targets (2000 x
+# 500, one lambda each), each in a fresh R process; RLSC_BENCH_SCALE=0.1 for
+# 5000 targets (about 4 minutes under OpenBLAS)
+bench-memory: install
+	$(BENCH_ENV) $(RSCRIPT) bench/memory.R
 
 clean:
 	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz src/*.o src/*.so demo-output valgrind-lib valgrind.log \

@@ -99,7 +99,7 @@ feature_search <- function(data, spec) {
     mapped$template$features <- map
     built <- primal_build(mapped, spec, FALSE, NULL)
     built$engine <- feature_engine(built$engine, map)
-    if (is.list(built$folds)) built$folds <- lapply(built$folds, feature_engine, map = map)
+    built$folds <- map_fold_engines(built$folds, feature_engine, map = map)
     built$features <- evaluation_map(map)
     built$data$template$features <- built$features
     built
@@ -118,18 +118,26 @@ feature_search <- function(data, spec) {
 # The primal engine of the data: pass 1 merges the moments of every block
 # (for K-fold, of every fold apart), then step 2; the column scales of
 # `standardize` come from the same moments.
+# With K-fold over many response columns the fold engines are built later,
+# per block of columns (fold_blocks(), kfold.R), and pass 1 keeps no folds.
 primal_build <- function(data, spec, standardize, penalty_factor) {
-  pass <- primal_moments(data, spec)
+  blocks <- fold_blocks(data, spec)
+  pass <- primal_moments(data, spec, folds = is.null(blocks))
   sd <- if (standardize) scale_from_moments(pass$mom)
-  primal_engines(pass, spec, column_multiplier(sd, penalty_factor), sd)
+  scale <- column_multiplier(sd, penalty_factor)
+  built <- primal_engines(pass, spec, scale, sd)
+  if (!is.null(blocks)) built$folds <- blocks(pass$data, scale)
+  built
 }
 
 # Pass 1: the merged moments of the data (and of each fold apart for
-# K-fold), with the data completed by the counts of the pass.
-primal_moments <- function(data, spec) {
-  nfold <- if (spec$cv$type == "kfold") spec$cv$K
+# K-fold, unless `folds` is FALSE), with the data completed by the counts of
+# the pass.
+primal_moments <- function(data, spec, folds = TRUE) {
+  kfold <- spec$cv$type == "kfold"
+  nfold <- if (kfold && folds) spec$cv$K
   mom <- map_rows(data, chunk_moments, merge_moments, intercept = spec$intercept, nfold = nfold,
-                  kfold = !is.null(nfold), what = "reading (pass 1)")
+                  kfold = kfold, what = "reading (pass 1)")
   folds <- mom$folds
   if (!is.null(nfold)) mom <- merge_folds(mom)
   check_counts(mom$nrows, mom$npos)
@@ -149,8 +157,7 @@ primal_engines <- function(pass, spec, scale, sd = NULL, full = TRUE, fold = TRU
   mom <- pass$mom
   list(engine = if (full) primal_engine(mom, spec$intercept, scale, spec$free), data = pass$data,
        folds = if (fold && !is.null(pass$folds)) {
-         fold_engines(pass$folds, spec$intercept, scale, spec$free,
-                      pass$training %||% fold_training(pass$folds, spec$cv$labels))
+         fold_engines(pass$folds, spec$intercept, scale, spec$free, pass$training, spec$cv$labels)
        },
        npos = mom$npos, sd = sd)
 }
@@ -188,11 +195,11 @@ dual_fold_builder <- function(kernel, rows, label, spec, scale) {
 }
 
 # The primal engines of K folds: a pass of fold moments, each training Gram
-# merged from the other folds' (fold_engines()).
-primal_fold_engines <- function(data, spec, nfold, scale) {
+# merged from the other folds' (fold_engines(), `eigens` its eigendecompositions).
+primal_fold_engines <- function(data, spec, nfold, scale, eigens = NULL) {
   mom <- map_rows(data, chunk_moments, merge_moments, intercept = spec$intercept, nfold = nfold,
                   what = "reading (folds)")
-  fold_engines(mom$folds, spec$intercept, scale, spec$free)
+  fold_engines(mom$folds, spec$intercept, scale, spec$free, eigens = eigens)
 }
 
 # Data in memory with fold labels (chunks keep their own).
@@ -355,8 +362,8 @@ probe_table <- function(best, spec, sel) {
   if (isTRUE(crit$per_response) && data$resp$type == "regression") {
     keep <- which(top | bottom)
     eng <- engine_columns(eng, keep)
-    data <- data_columns(data, keep)
-    if (is.list(folds)) folds <- lapply(folds, engine_columns, cols = keep)
+    data <- select_responses(data, keep)
+    folds <- fold_columns(folds, keep)
     crit$responses <- crit$responses[keep]
   }
   tab <- validation_table(eng, data, probes, crit, folds, spec$cv$K, spec$cv$labels)

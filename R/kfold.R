@@ -50,14 +50,20 @@ fold_rows <- function(rows, take) {
 fold_name <- function(k, labels = NULL) paste("fold", if (is.null(labels)) k else labels[k])
 
 # The primal engine of each fold: the other folds' moments merged
-# (`training`: those merged moments, when already at hand).
-fold_engines <- function(folds, intercept, scale, free, training = fold_training(folds)) {
-  lapply(training, primal_engine, intercept = intercept, scale = scale, free = free)
+# (`training`: those merged moments, when already at hand; else merged one
+# fold at a time, so that one fold's training moments exist at once).
+# `eigens`: one eigendecomposition function per fold (primal_engine()).
+fold_engines <- function(folds, intercept, scale, free, training = NULL, labels = NULL,
+                         eigens = NULL) {
+  lapply(seq_along(folds), function(k) {
+    primal_engine(training[[k]] %||% fold_training(folds, labels, k)[[1L]], intercept, scale, free,
+                  eigens[[k]] %||% c_eigen)
+  })
 }
 
-# The moments of each fold's training rows: the other folds' merged.
-fold_training <- function(folds, labels = NULL) {
-  lapply(seq_along(folds), function(k) {
+# The moments of the training rows of folds `which`: the other folds' merged.
+fold_training <- function(folds, labels = NULL, which = seq_along(folds)) {
+  lapply(which, function(k) {
     training <- Reduce(merge_moments, folds[-k])
     if (training$npos < 2L) {
       stop_arg("every fold's training rows must hold at least 2 observations of positive ",
@@ -86,6 +92,7 @@ check_auc_folds <- function(values, labels) {
 # primal fold engines in one pass over the blocks; dual ones, built per fold,
 # on their own rows.
 kfold_paths <- function(engines, data, lambda, classify, keep, nfold) {
+  if (inherits(engines, "rlsc_fold_blocks")) return(blocked_kfold_paths(engines, data, lambda, classify, keep, nfold))
   if (is.function(engines)) {   # dual: engines(k) builds fold k's engine
     rows <- all_rows(data)
     fold <- row_folds(data$rows, 1L, nfold)
@@ -175,4 +182,137 @@ over_folds <- function(means, fw, unit = 1, power = 0) {
   dev <- Map(function(x, f) f * (x - m)^2, means, w)
   se <- sqrt(Reduce(`+`, dev) / total / (rowSums(fw > 0) - 1))
   list(mean = from_unit_columns(m, unit, power), se = from_unit_columns(se, unit, power))
+}
+
+# ---- many response columns ----------------------------------------------------
+# The primal fold engines of all response columns at once hold, per fold, the
+# fold's moments S_xy, its training moments and its engine's g, about 3 K d
+# numbers per column: with T = 50000 columns, d = 500 and K = 5 about 3 GB
+# beside y's 800 MB.  With more columns than options(rlsc.target_memory)
+# bytes (default 4e8) allow, the fold engines are built per block of
+# response columns instead, each block by a pass of fold moments over the
+# rows of its columns alone (select_responses(): read_rows() takes a block's
+# columns, no copy of y), and the blocks' held-out paths are written column
+# by column (blocked_kfold_paths()).  The fit's own engine (every column)
+# then comes from a pass 1 without folds (so S_xy is formed twice: about 2%
+# of the fit).  Each fold's mean loss is linear in the columns, so the K-fold
+# table is the same to rounding; each fold's Gram is decomposed once
+# (remembered_eigen()), its g per block.  Regression only
+# (misclassification needs every class column at once, and classes are few),
+# and not for the AUC or a user's criterion (they need the predictions).
+
+# NULL for one block of columns, else a function of the data (after pass 1)
+# and the column multipliers giving the fold engines' builder.
+fold_blocks <- function(data, spec) {
+  if (spec$cv$type != "kfold" || data$resp$type != "regression" || needs_values(spec$crit)) {
+    return(NULL)
+  }
+  per_column <- fold_column_doubles(data, spec$cv$K)
+  if (length(response_blocks(ncol(data$resp$y0), per_column)) < 2L) return(NULL)
+  function(data, scale) {
+    eigens <- lapply(seq_len(spec$cv$K), function(k) remembered_eigen())
+    structure(list(data = data, spec = spec, scale = scale, per_column = per_column, finish = list(),
+                   eigens = eigens), class = "rlsc_fold_blocks")
+  }
+}
+
+# c_eigen() that remembers the last matrix it decomposed and its result: a
+# fold's training Gram is the same in every block of response columns (its
+# moments do not depend on y), so its eigendecomposition runs once.  A Gram
+# that differs in any bit (the row blocking of c_moments() depends on the
+# number of columns of y) is decomposed again.
+remembered_eigen <- function() {
+  last <- NULL
+  function(s) {
+    if (is.null(last) || !identical(last$s, s)) last <<- list(s = s, eig = c_eigen(s))
+    last$eig
+  }
+}
+
+# The numbers a response column costs while its block's fold engines are
+# built and evaluated, garbage included: per fold its moments, its training
+# moments and the temporaries of their merges (about 4), and g (d each: the
+# engine's columns, or its features); the rows' responses (their block's y
+# read, a fold's rows taken, its held-out rows: about 3 per row).
+fold_column_doubles <- function(data, nfold) {
+  features <- data$template$features
+  d <- max(length(data$template$xnames), NROW(features$landmarks), NCOL(features$omega))
+  rows <- if (data$kind == "memory") max(vapply(data$blocks, function(b) b[2L] - b[1L] + 1, 1)) else 0
+  6 * nfold * d + 3 * rows
+}
+
+# Blocks of response columns of about options(rlsc.target_memory) bytes at
+# `per_column` doubles each.
+response_blocks <- function(nt, per_column) {
+  size <- max(1, floor(getOption("rlsc.target_memory", 4e8) / (8 * per_column)))
+  split(seq_len(nt), ceiling(seq_len(nt) / size))
+}
+
+# The per-fold held-out paths of `data`'s response columns, block by block:
+# each block's fold engines built (a pass over its columns), its paths
+# computed and written into the folds' paths of every column, the engines
+# dropped.  Each fold's losses averaged over the columns (squared and
+# absolute error, misclassification, training residual) are the blocks'
+# averaged again, weighted by their columns; their sums of squared
+# deviations over the rows do not merge so (they would need the covariances
+# of the blocks): NA, which the K-fold table does not read (its standard
+# errors are over folds).  R collects a block's garbage before the next:
+# left to itself it collects when its heap reaches about 1.4 times the
+# largest live memory seen, which here is y itself.
+blocked_kfold_paths <- function(blocks, data, lambda, classify, keep, nfold) {
+  if (keep) stop("kept outputs are not bound across blocks of response columns")
+  nt <- ncol(data$resp$y0)
+  first <- seq_len(4L)
+  out <- NULL
+  for (cols in response_blocks(nt, blocks$per_column)) {
+    part <- select_responses(data, cols)
+    engines <- primal_fold_engines(select_responses(blocks$data, cols), blocks$spec, nfold,
+                                   blocks$scale, blocks$eigens)
+    for (f in blocks$finish) engines <- lapply(engines, f)
+    per_fold <- kfold_paths(engines, part, lambda, classify, keep, nfold)
+    rm(engines)
+    if (is.null(out)) {
+      out <- lapply(per_fold, function(p) {
+        wide <- matrix(0, nrow(p$mean), 4L + nt)
+        p$m2 <- p$w <- p$mean <- wide
+        p$m2[, first] <- NA_real_
+        p$n_na <- 0 * p$n_na
+        p$power <- loss_powers(nt)
+        p
+      })
+    }
+    at <- 4L + cols
+    for (k in seq_along(per_fold)) {
+      p <- per_fold[[k]]
+      out[[k]]$mean[, first] <- out[[k]]$mean[, first] + p$mean[, first] * (length(cols) / nt)
+      out[[k]]$w[, first] <- p$w[, first]
+      out[[k]]$mean[, at] <- p$mean[, -first]
+      out[[k]]$m2[, at] <- p$m2[, -first]
+      out[[k]]$w[, at] <- p$w[, -first]
+      out[[k]]$n_na <- out[[k]]$n_na + p$n_na
+    }
+    rm(per_fold, p, part)
+    gc(FALSE)
+  }
+  out
+}
+
+# The fold engines with each engine transformed by fun(engine, arg): a list
+# of engines, or the builder of blocks of columns (transformed as built).
+map_fold_engines <- function(folds, fun, ...) {
+  if (inherits(folds, "rlsc_fold_blocks")) {
+    args <- list(...)
+    folds$finish <- c(folds$finish, list(function(eng) do.call(fun, c(list(eng), args))))
+    return(folds)
+  }
+  if (is.list(folds)) lapply(folds, fun, ...) else folds
+}
+
+# The fold engines of response columns `cols` alone.
+fold_columns <- function(folds, cols) {
+  if (inherits(folds, "rlsc_fold_blocks")) {
+    folds$data <- select_responses(folds$data, cols)
+    return(folds)
+  }
+  if (is.list(folds)) lapply(folds, engine_columns, cols = cols) else folds
 }

@@ -110,7 +110,8 @@ chunk_moments <- function(rows, i, intercept, nfold = NULL, gram = TRUE, kfold =
       take <- which(fold == k)
       block_moments(take_rows(rows$x, take), take_rows(rows$y, take), rows$w[take], intercept, gram)
     })
-    c(counts_of(Reduce(merge_moments, parts)), list(folds = parts))
+    # (the folds' counts merged: no moments of all folds, which pass 1 merges)
+    c(counts_of(Reduce(function(a, b) merge_counts(a, b), parts)), list(folds = parts))
   }
   mom$n <- stats::setNames(nrow(rows$x) + 0, i)
   mom$chunk_sumw <- stats::setNames(sum(rows$w), i)

@@ -17,7 +17,10 @@
 # v = [-A V; V], A = S_zz^-1 S_zu; their coefficients are beta0 - A beta_u,
 # beta0 = S_zz^-1 S_zy (rows z), and their leverage
 # w_i |(x_i - xbar) free_map|^2 with free_map = S_zz^(-1/2) (rows z).
-primal_engine <- function(mom, intercept, scale = NULL, free = NULL) {
+# `eigen`: the eigendecomposition (c_eigen(), or one that remembers the
+# Gram it last decomposed: the fold engines of blocks of response columns
+# share their folds' Grams, kfold.R).
+primal_engine <- function(mom, intercept, scale = NULL, free = NULL, eigen = c_eigen) {
   m <- max(mom$nrows, length(mom$xbar))
   raw <- mom
   if (!is.null(scale)) mom <- scale_moments(mom, scale)
@@ -45,7 +48,7 @@ primal_engine <- function(mom, intercept, scale = NULL, free = NULL) {
     free_map[free, ] <- backsolve(root, diag(length(free)))
   }
   graded <- isTRUE(attr(scale, "graded")) && !length(free)
-  eig <- if (graded) graded_eigen(raw$sxx, scale) else c_eigen(sxx)
+  eig <- if (graded) graded_eigen(raw$sxx, scale) else eigen(sxx)
   floor <- direction_floor(eig$vectors, mom$xmax[pen], mom$sumw, m)
   noise <- if (is.null(mom$raw)) floor else pmax(floor, raw_noise(eig$vectors, mom$raw[pen]))
   kept <- kept_directions(eig$values, m, floor, noise, graded)

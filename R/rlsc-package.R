@@ -35,6 +35,11 @@
 #'     candidates of a banded fit (`bands`) may take (default `5e8`): more
 #'     candidates per pass over the rows, or fewer; also the bound of the
 #'     session's cache of the engines that banded fits' methods rebuild.}
+#'   \item{`rlsc.target_memory`}{Bytes that a block of response columns may
+#'     take while the fold engines of an exact K-fold regression are built
+#'     and evaluated (default `4e8`): with more columns than that allows, the
+#'     fold engines are built for one block of columns at a time (a pass over
+#'     the rows per block), so that 50000 columns need about 2 GB, not 5.}
 #' }
 #'
 #' @references

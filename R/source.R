@@ -52,13 +52,6 @@ all_rows <- function(data) {
   read_rows(data$rows, data$template)
 }
 
-# Data in memory with the response columns `cols` alone.
-data_columns <- function(data, cols) {
-  data$rows$y <- data$rows$y[, cols, drop = FALSE]
-  data$resp$y0 <- data$resp$y0[, cols, drop = FALSE]
-  data
-}
-
 # Data in memory read in blocks of about `rows` rows (Nystrom and random
 # features: a block's features are rows x m numbers).
 split_blocks <- function(data, rows) {

@@ -189,3 +189,101 @@ test_that("foldid and cv must agree, on every source (issue 27)", {
   expect_equal(quiet_boundary(rlsc(y ~ a + b, data = df, foldid = f))$path,
                rlsc_short(d$x[-5, ], d$y[-5], foldid = folds[-5])$path, tolerance = 1e-12)
 })
+
+# ---- many response columns: fold engines per block of columns (issue 24) ------
+
+# The number of calls of an internal function while `expr` runs.
+count_calls <- function(name, expr) {
+  counter <- new.env()
+  counter$n <- 0
+  ns <- asNamespace("rlsc")
+  suppressMessages(trace(name, bquote(assign("n", get("n", .(counter)) + 1, .(counter))), print = FALSE,
+                         where = ns))
+  on.exit(suppressMessages(untrace(name, where = ns)))
+  force(expr)
+  counter$n
+}
+
+# A fit with one response column per block (options(rlsc.target_memory)
+# below any column's), with the number of its passes of fold moments.
+blocked_fit <- function(...) {
+  old <- options(rlsc.target_memory = 1)
+  on.exit(options(old))
+  calls <- count_calls("primal_fold_engines", fit <- rlsc_short(...))
+  list(fit = fit, passes = calls)
+}
+
+expect_same_table <- function(a, b, tol = 1e-10) {
+  cols <- setdiff(names(a$path), "n_na")
+  expect_equal(a$path[cols], b$path[cols], tolerance = tol)
+  expect_identical(a$lambda_min, b$lambda_min)
+  expect_identical(a$lambda_1se, b$lambda_1se)
+  expect_equal(coef(a, a$lambda_min), coef(b, b$lambda_min), tolerance = tol)
+}
+
+test_that("K-fold over blocks of response columns equals one block and refits, with weights", {
+  d <- make_data(48, 4, ntarget = 5, seed = 311)
+  colnames(d$y) <- paste0("t", 1:5)
+  w <- runif(48, 0.3, 2)
+  folds <- rep(1:4, length.out = 48)
+  lambda <- c(100, 10, 1, 0.1)
+  for (icpt in c(TRUE, FALSE)) for (per in c(TRUE, FALSE)) {
+    one <- rlsc_short(d$x, d$y, weights = w, foldid = folds, lambda = lambda, intercept = icpt,
+                      per_response = per)
+    blocked <- blocked_fit(d$x, d$y, weights = w, foldid = folds, lambda = lambda,
+                           intercept = icpt, per_response = per)
+    # a pass of fold moments per column (and more for the probes beyond the grid)
+    expect_gte(blocked$passes, 5)
+    expect_same_table(blocked$fit, one)
+    ref <- ref_kfold(d$y, w, folds, lambda, function(train, held, l) {
+      ref_predict(ref_coef(d$x[train, ], d$y[train, ], w[train], l, icpt), d$x[held, , drop = FALSE], icpt)
+    })
+    expect_equal(blocked$fit$path$mse, ref$cvm, tolerance = 1e-8)
+    expect_equal(blocked$fit$path$mse_se, ref$cvsd, tolerance = 1e-8)
+    if (per) {
+      ref3 <- ref_kfold(d$y[, 3], w, folds, lambda, function(train, held, l) {
+        ref_predict(ref_coef(d$x[train, ], d$y[train, 3], w[train], l, icpt), d$x[held, , drop = FALSE], icpt)
+      })
+      expect_equal(blocked$fit$path$mse_t3, ref3$cvm, tolerance = 1e-8)
+      expect_equal(blocked$fit$path$mse_t3_se, ref3$cvsd, tolerance = 1e-8)
+      expect_identical(unname(blocked$fit$lambda_min[3]), lambda[which.min(ref3$cvm)])
+    }
+  }
+})
+
+test_that("blocks of response columns: mae, unpenalized and standardized columns, chunks, features", {
+  d <- make_data(40, 5, ntarget = 4, seed = 312)
+  folds <- rep(1:5, length.out = 40)
+  lambda <- c(50, 5, 0.5)
+  args <- list(list(criterion = "mae"), list(penalty_factor = c(0, 1, 1, 2, 1)),
+               list(standardize = TRUE, intercept = FALSE))
+  for (a in args) {
+    one <- do.call(rlsc_short, c(list(d$x, d$y, foldid = folds, lambda = lambda), a))
+    blocked <- do.call(blocked_fit, c(list(d$x, d$y, foldid = folds, lambda = lambda), a))
+    expect_gte(blocked$passes, 4)
+    expect_same_table(blocked$fit, one)
+  }
+  # a chunk source reads each block's columns from its chunks
+  src <- chunk_matrix(d$x, d$y, chunk_rows = 9, foldid = folds)
+  chunked <- blocked_fit(src, cv = 5, lambda = lambda, per_response = TRUE)
+  expect_gte(chunked$passes, 4)
+  expect_same_table(chunked$fit, rlsc_short(d$x, d$y, foldid = folds, lambda = lambda,
+                                            per_response = TRUE))
+  # Nystrom features: the fold engines mapped as they are built
+  kern <- nystrom(kernel_rbf(2), m = 12)
+  set.seed(5)
+  one <- rlsc_short(d$x, d$y, kernel = kern, foldid = folds, lambda = lambda, per_response = TRUE)
+  set.seed(5)
+  blocked <- blocked_fit(d$x, d$y, kernel = kern, foldid = folds, lambda = lambda,
+                         per_response = TRUE)
+  expect_gte(blocked$passes, 4)
+  expect_same_table(blocked$fit, one)
+})
+
+test_that("classification K-fold keeps its class columns in one block", {
+  set.seed(313)
+  x <- matrix(rnorm(90 * 3), 90)
+  y <- factor(sample(c("a", "b", "c"), 90, replace = TRUE))
+  blocked <- blocked_fit(x, y, cv = 3, lambda = c(10, 1), calibration_folds = 0)
+  expect_identical(blocked$passes, 0)
+})
