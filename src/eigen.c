@@ -11,9 +11,11 @@
      3. back-transformation U = Q Z, 32 Householder reflectors at a time in
         the compact WY form I - V T V' (dlarft), with V' stored too so that
         both products run along columns (with the reference BLAS about twice
-        the rate of dormtr's), pieces of 64 columns of Z in parallel.
-   Every split depends on n only, never on the number of threads, so the
-   result does not either.  Between blocks R_CheckUserInterrupt(), never
+        the rate of dormtr's), pieces of 64 columns of Z in parallel, each
+        taking a stage of consecutive blocks of reflectors in order.
+   Every split that shapes a product depends on n only, never on the number
+   of threads (the stages only group the blocks), so the result does not
+   either.  Between blocks R_CheckUserInterrupt(), never
    inside a parallel region.  Scratch memory comes from R_alloc, so a jump out
    frees it. */
 #include "rlsc.h"
@@ -108,30 +110,57 @@ static void tridiagonal_eigen(double *d, double *e, int n, double *values, doubl
    and zero entries written out) and T from dlarft("Backward"), the block is
    I - V T V', so Z <- Z - V (T (V' Z)).  V' is stored too, so that both
    products run along columns (with the reference BLAS, at the rate of a
-   long dgemm); the columns of Z go in pieces of PANEL_COLS. */
+   long dgemm); the columns of Z go in pieces of PANEL_COLS.  The columns
+   are independent, so consecutive blocks go in stages of about EIGEN_FLOPS
+   per thread, each piece taking the stage's blocks in order: a matrix of a
+   few hundred rows is one parallel region, not one per block (which, each
+   a fraction of a millisecond, made two threads 3 to 5 times slower than
+   one on a loaded machine).  Every column meets the same products in the
+   same order whatever the stages, so they change no result. */
 static void back_transform(const double *a, int n, const double *tau, double *z, int nth)
 {
     int k = n - 1;
     if (k < 1) return;
-    int npieces = (n + PANEL_COLS - 1) / PANEL_COLS;
-    double *v = (double *) R_alloc((size_t) n * PANEL, sizeof(double));
-    double *vt = (double *) R_alloc((size_t) n * PANEL, sizeof(double));
-    double *t = (double *) R_alloc((size_t) PANEL * PANEL, sizeof(double));
+    int npieces = (n + PANEL_COLS - 1) / PANEL_COLS, nblocks = (k + PANEL - 1) / PANEL;
+    double budget = EIGEN_FLOPS * nth;
+    /* a stage's V (and V') hold sum m ib <= budget / (4 n) doubles, or one block */
+    size_t cap = (size_t) n * PANEL, fit = (size_t) (budget / (4.0 * n));
+    if (fit > cap) cap = fit;
+    double *v = (double *) R_alloc(cap, sizeof(double));
+    double *vt = (double *) R_alloc(cap, sizeof(double));
+    double *t = (double *) R_alloc((size_t) PANEL * PANEL * nblocks, sizeof(double));
+    int *bi0 = (int *) R_alloc(3 * (size_t) nblocks, sizeof(int)), *bib = bi0 + nblocks,
+        *bm = bib + nblocks;
+    size_t *boff = (size_t *) R_alloc(nblocks, sizeof(size_t));
     double *wk = (double *) R_alloc((size_t) PANEL * PANEL_COLS * nth, sizeof(double));
-    for (int i0 = 1; i0 <= k; i0 += PANEL) {   /* 1-based reflector index */
-        int ib = k - i0 + 1 < PANEL ? k - i0 + 1 : PANEL, m = i0 + ib - 1;
-        for (int j = 0; j < ib; j++) {          /* reflector i0 + j: rows 1..i0+j */
-            int len = i0 + j - 1;               /* stored entries */
-            double *vj = v + (size_t) m * j;
-            memcpy(vj, a + (size_t) n * (i0 + j), sizeof(double) * len);
-            vj[len] = 1.0;
-            for (int r = len + 1; r < m; r++) vj[r] = 0.0;
-            for (int r = 0; r < m; r++) vt[j + (size_t) ib * r] = vj[r];
+    for (int s0 = 1; s0 <= k;) {   /* 1-based first reflector of the stage */
+        int nbk = 0;
+        size_t off = 0;
+        double flops = 0.0;
+        for (int i0 = s0; i0 <= k; i0 += PANEL) {
+            int ib = k - i0 + 1 < PANEL ? k - i0 + 1 : PANEL, m = i0 + ib - 1;
+            double f = 4.0 * n * (double) m * ib;
+            if (nbk > 0 && (flops + f > budget || off + (size_t) m * ib > cap)) break;
+            double *vb = v + off, *vtb = vt + off, *tb = t + (size_t) PANEL * PANEL * nbk;
+            for (int j = 0; j < ib; j++) {          /* reflector i0 + j: rows 1..i0+j */
+                int len = i0 + j - 1;               /* stored entries */
+                double *vj = vb + (size_t) m * j;
+                memcpy(vj, a + (size_t) n * (i0 + j), sizeof(double) * len);
+                vj[len] = 1.0;
+                for (int r = len + 1; r < m; r++) vj[r] = 0.0;
+                for (int r = 0; r < m; r++) vtb[j + (size_t) ib * r] = vj[r];
+            }
+            F77_CALL(dlarft)("B", "C", &m, &ib, vb, &m, tau + (i0 - 1), tb, &ib FCONE FCONE);
+            bi0[nbk] = i0, bib[nbk] = ib, bm[nbk] = m, boff[nbk] = off;
+            nbk++;
+            off += (size_t) m * ib;
+            flops += f;
         }
-        F77_CALL(dlarft)("B", "C", &m, &ib, v, &m, tau + (i0 - 1), t, &ib FCONE FCONE);
-        /* rounds of pieces of about EIGEN_FLOPS per thread */
-        double per_piece = 4.0 * PANEL_COLS * (double) m * ib;
-        int per_round = (int) (EIGEN_FLOPS * nth / per_piece);
+        s0 = bi0[nbk - 1] + bib[nbk - 1];
+        /* rounds of pieces of about EIGEN_FLOPS per thread (all of them
+           when the stage holds several blocks) */
+        double per_piece = flops * PANEL_COLS / n;
+        int per_round = (int) (budget / per_piece);
         if (per_round < nth) per_round = nth;
         for (int p0 = 0; p0 < npieces; p0 += per_round) {
             int p1 = p0 + per_round < npieces ? p0 + per_round : npieces;
@@ -142,12 +171,17 @@ static void back_transform(const double *a, int n, const double *tau, double *z,
                 double *w = wk + (size_t) PANEL * PANEL_COLS * rlsc_thread_id();
                 double *zp = z + (size_t) n * c0;
                 const double one = 1.0, zero = 0.0, minus_one = -1.0;
-                F77_CALL(dgemm)("N", "N", &ib, &nc, &m, &one, vt, &ib, zp, &n, &zero, w, &ib
-                                FCONE FCONE);
-                F77_CALL(dtrmm)("L", "L", "N", "N", &ib, &nc, &one, t, &ib, w, &ib
-                                FCONE FCONE FCONE FCONE);
-                F77_CALL(dgemm)("N", "N", &m, &nc, &ib, &minus_one, v, &m, w, &ib, &one, zp, &n
-                                FCONE FCONE);
+                for (int bk = 0; bk < nbk; bk++) {
+                    int ib = bib[bk], m = bm[bk];
+                    const double *vb = v + boff[bk], *vtb = vt + boff[bk],
+                        *tb = t + (size_t) PANEL * PANEL * bk;
+                    F77_CALL(dgemm)("N", "N", &ib, &nc, &m, &one, vtb, &ib, zp, &n, &zero, w, &ib
+                                    FCONE FCONE);
+                    F77_CALL(dtrmm)("L", "L", "N", "N", &ib, &nc, &one, tb, &ib, w, &ib
+                                    FCONE FCONE FCONE FCONE);
+                    F77_CALL(dgemm)("N", "N", &m, &nc, &ib, &minus_one, vb, &m, w, &ib, &one, zp, &n
+                                    FCONE FCONE);
+                }
             }
             R_CheckUserInterrupt();
         }

@@ -66,6 +66,10 @@ enum { LOSS_SQ, LOSS_ABS, LOSS_MIS, LOSS_FIT, NLOSS };
 /* rows per block: at most this many, and at least 64 (an eighth of the
    rows in between, so that a few thousand rows give every thread blocks) */
 #define MAX_BLOCK_ROWS 256
+/* pieces that a call should have at least (a few per thread), and the
+   fewest columns a block is cut to for them */
+#define MIN_PIECES 8
+#define MIN_BLOCK_COLS 32
 
 /* What every piece reads (shared, read-only in the threads), and where the
    kept outputs go (the pieces never write the same elements). */
@@ -285,17 +289,38 @@ static void path_piece(const path_job *job, int b, int c, double *scratch, piece
     double *rs_sq = out->rowsum, *rs_ab = rs_sq + snb * nl, *rs_fit = rs_ab + snb * nl;
     memset(out->rowsum, 0, sizeof(double) * 3 * snb * nl);
 
+    /* sign * phi_l goes on the smaller factor of each product: on the
+       rows' coordinates, A_l = sign B diag(phi_l), stacked over the lambdas
+       (nb lcn x r) times g (r x tb), when the block has no more rows than
+       columns; else on g, B times sign diag(phi_l) g (r x tb lcn).  Forming
+       the filtered factor costs a pass over it per product, and the BLAS
+       packs the other factor once per call: a product as large as the
+       scratch allows on both sides keeps both passes small against the
+       multiply-adds (held-out rows of K-fold, many response columns, had
+       half the GEMM rate with 64-row blocks and g filtered per row block). */
     double sign = comp ? 1.0 : -1.0;
+    int on_rows = nb <= tb;
     for (int l0 = 0; l0 < nl; l0 += job->lc) {
-        int lcn = nl - l0 < job->lc ? nl - l0 : job->lc, ncol = lcn * tb;
-        /* the filters times g for these lambdas and columns (r x tb x lcn),
-           then the products with the rows' coordinates (nb x tb x lcn) */
-        if (r > 0) {
+        int lcn = nl - l0 < job->lc ? nl - l0 : job->lc, ncol = lcn * tb, mrow = lcn * nb;
+        if (r > 0 && on_rows) {
+            for (int k = 0; k < r; k++) {
+                const double *bk = bp + (size_t) ld * k;
+                for (int lk = 0; lk < lcn; lk++) {
+                    double fk = sign * job->filt[k + (size_t) r * (l0 + lk)];
+                    double *o = gch + (size_t) nb * lk + (size_t) mrow * k;
+                    RLSC_OMP(omp simd)
+                    for (int i = 0; i < nb; i++) o[i] = fk * bk[i];
+                }
+            }
+            F77_CALL(dgemm)("N", "N", &mrow, &tb, &r, &one, gch, &mrow, job->pg + (size_t) r * t0, &r,
+                            &zero, fb, &mrow FCONE FCONE);
+        } else if (r > 0) {
             for (int lk = 0; lk < lcn; lk++)
                 for (int tt = 0; tt < tb; tt++) {
                     const double *gt = job->pg + (size_t) r * (t0 + tt);
                     const double *ft = job->filt + (size_t) r * (l0 + lk);
                     double *o = gch + (size_t) r * (tt + (size_t) tb * lk);
+                    RLSC_OMP(omp simd)
                     for (int k = 0; k < r; k++) o[k] = sign * gt[k] * ft[k];
                 }
             F77_CALL(dgemm)("N", "N", &nb, &ncol, &r, &one, bp, &ld, gch, &r, &zero, fb, &nb
@@ -308,7 +333,7 @@ static void path_piece(const path_job *job, int b, int c, double *scratch, piece
             const double *il = inv + snb * l, *wl = okw + snb * l;
             double *sq = rs_sq + snb * l, *ab = rs_ab + snb * l, *fit = rs_fit + snb * l;
             for (int tt = 0; tt < tb; tt++) {
-                double *f = fb + snb * (tt + (size_t) tb * lk);
+                double *f = fb + (on_rows ? (size_t) mrow * tt + snb * lk : snb * (tt + (size_t) tb * lk));
                 const double *e0 = r0b + snb * tt;
                 double s = 0.0;
                 /* e and the LOO error; f is overwritten with the squared LOO
@@ -525,27 +550,32 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
     /* the sizes of the pieces, from the sizes of the problem only: blocks of
        MAX_BLOCK_ROWS rows (fewer when the rows' coordinates would pass about
        8 MiB), blocks of columns and chunks of lambdas whose products and
-       filters fill PRODUCT_DOUBLES; when that gives fewer than 8 pieces, row
-       blocks of an eighth of the rows (at least 64), so that a few hundred
-       rows still give every thread pieces */
-    int nb_max = 0, tb_max = 0, lc = 1;
-    for (int pass = 0; pass < 2; pass++) {
-        nb_max = pass == 0 ? MAX_BLOCK_ROWS : n / 8 + 1;
-        if (nb_max < 64) nb_max = 64;
-        if (nb_max > MAX_BLOCK_ROWS) nb_max = MAX_BLOCK_ROWS;
-        if ((double) nb_max * r > (1 << 20)) nb_max = (1 << 20) / (r > 0 ? r : 1);
-        if (nb_max < 16) nb_max = 16;
-        if (nb_max > n) nb_max = n > 0 ? n : 1;
-        double per_col = (double) nb_max + r;
-        tb_max = (int) (PRODUCT_DOUBLES / per_col);
-        if (tb_max < 1) tb_max = 1;
-        if (tb_max > nt) tb_max = nt;
-        lc = (int) (PRODUCT_DOUBLES / (per_col * tb_max));
-        if (lc < 1) lc = 1;
-        if (lc > nl) lc = nl > 0 ? nl : 1;
-        double pieces = ceil((double) n / nb_max) * ceil((double) nt / tb_max);
-        if (pieces >= 8) break;
+       filters fill PRODUCT_DOUBLES.  When that gives fewer than MIN_PIECES
+       pieces, the columns go in more blocks first (down to MIN_BLOCK_COLS
+       columns: the products keep their rows, which the BLAS's packing of
+       the filtered factor needs), then the rows (an eighth of them, at least
+       64), so that a few hundred rows still give every thread pieces */
+    int nb_max = MAX_BLOCK_ROWS, tb_max = 0, lc = 1;
+    if ((double) nb_max * r > (1 << 20)) nb_max = (1 << 20) / (r > 0 ? r : 1);
+    if (nb_max < 16) nb_max = 16;
+    if (nb_max > n) nb_max = n > 0 ? n : 1;
+    tb_max = (int) (PRODUCT_DOUBLES / ((double) nb_max + r));
+    if (tb_max < 1) tb_max = 1;
+    if (tb_max > nt) tb_max = nt;
+    double nrb0 = ceil((double) n / nb_max);
+    if (nrb0 * ceil((double) nt / tb_max) < MIN_PIECES) {
+        int tb = (int) ceil(nt / ceil(MIN_PIECES / nrb0));
+        if (tb < MIN_BLOCK_COLS) tb = MIN_BLOCK_COLS;
+        if (tb < tb_max) tb_max = tb;
+        if (nrb0 * ceil((double) nt / tb_max) < MIN_PIECES) {
+            int nb = n / 8 + 1;
+            if (nb < 64) nb = 64;
+            if (nb < nb_max) nb_max = nb;
+        }
     }
+    lc = (int) (PRODUCT_DOUBLES / (((double) nb_max + r) * tb_max));
+    if (lc < 1) lc = 1;
+    if (lc > nl) lc = nl > 0 ? nl : 1;
     path_job job = {ntot, n, r, nt, nl, comp, cls, kp, nb_max, tb_max, lc, 0, 0, prow,
                     REAL(basis), REAL(q), isNull(r0) ? NULL : REAL(r0), REAL(y), REAL(w),
                     REAL(omega), filt, REAL(g), isNull(perp) ? NULL : REAL(perp),

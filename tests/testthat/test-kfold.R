@@ -21,6 +21,35 @@ test_that("primal K-fold equals refits on the training folds, with weights and u
   }
 })
 
+test_that("K-fold and LOO with many response columns equal refits, whatever the threads", {
+  # many columns against few held-out rows: src/path.c puts the filters on
+  # the rows' coordinates (blocks of no more rows than columns) or on g
+  # (more rows), and cuts the columns into blocks for the threads
+  d <- make_data(150, 6, ntarget = 90, seed = 302)
+  w <- runif(150, 0.3, 2)
+  folds <- rep(1:5, length.out = 150)
+  lambda <- c(30, 3, 0.3)
+  with_threads <- function(n, code) {
+    old <- options(rlsc.threads = n)
+    on.exit(options(old))
+    code
+  }
+  fits <- lapply(1:2, function(th) with_threads(th, list(
+    kfold = rlsc_short(d$x, d$y, weights = w, foldid = folds, lambda = lambda),
+    loo = rlsc_short(d$x, d$y, weights = w, lambda = lambda))))
+  expect_identical(fits[[2]]$kfold$path, fits[[1]]$kfold$path)
+  expect_identical(fits[[2]]$loo$path, fits[[1]]$loo$path)
+  ref <- ref_kfold(d$y, w, folds, lambda, function(train, held, l) {
+    ref_predict(ref_coef(d$x[train, ], d$y[train, ], w[train], l, TRUE), d$x[held, , drop = FALSE], TRUE)
+  })
+  expect_equal(fits[[1]]$kfold$cvm, ref$cvm, tolerance = 1e-8)
+  expect_equal(fits[[1]]$kfold$cvsd, ref$cvsd, tolerance = 1e-8)
+  loo <- ref_kfold(d$y, w, seq_len(150), lambda, function(train, held, l) {
+    ref_predict(ref_coef(d$x[train, ], d$y[train, ], w[train], l, TRUE), d$x[held, , drop = FALSE], TRUE)
+  })
+  expect_equal(fits[[1]]$loo$cvm, loo$cvm, tolerance = 1e-8)
+})
+
 test_that("dual and kernel K-fold equal refits of the training folds", {
   d <- make_data(24, 40, seed = 302)
   w <- runif(24, 0.5, 1.5)
