@@ -180,11 +180,12 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
 # Minimizes a smooth convex objective(theta, hessian) under theta >= 0 for
 # the `bounded` parameters: Newton steps on the parameters not held at their
 # bound (those at 0 whose gradient pushes them below), projected onto the
-# bounds, with backtracking; stops when the projected gradient vanishes.
+# bounds, with backtracking; stops when the projected gradient vanishes or
+# the Newton step's promised decrease is below the loss's rounding.
 newton_bounded <- function(objective, theta, bounded, tol, maxit = 200L) {
   theta[bounded] <- pmax(theta[bounded], 0)
+  cur <- objective(theta, hessian = TRUE)
   for (it in seq_len(maxit)) {
-    cur <- objective(theta, hessian = TRUE)
     held <- bounded & theta <= 0 & cur$grad > 0
     if (max(abs(cur$grad[!held]), 0) < tol) break
     free <- which(!held)
@@ -193,16 +194,23 @@ newton_bounded <- function(objective, theta, bounded, tol, maxit = 200L) {
     step <- numeric(length(theta))
     step[free] <- -tryCatch(solve(h + diag(ridge, length(free)), cur$grad[free]),
                             error = function(e) cur$grad[free])
+    # converged to rounding: the step promises less decrease than the
+    # rounding of the loss itself, and backtracking on rounding noise took
+    # dozens of evaluations per map to find no better point
+    if (-sum(cur$grad * step) <= 8 * .Machine$double.eps * max(1, abs(cur$value))) break
     t <- 1
     repeat {
       new <- theta + t * step
       new[bounded] <- pmax(new[bounded], 0)
-      value <- objective(new)$value
-      if (value <= cur$value + 1e-4 * sum(cur$grad * (new - theta)) || t < 1e-10) break
+      # with the Hessian: an accepted point (nearly every first one) starts
+      # the next step without a second evaluation
+      trial <- objective(new, hessian = TRUE)
+      if (trial$value <= cur$value + 1e-4 * sum(cur$grad * (new - theta)) || t < 1e-10) break
       t <- t / 2
     }
     if (max(abs(new - theta)) <= 1e-15 * (1 + max(abs(theta)))) break
     theta <- new
+    cur <- trial
   }
   theta
 }
