@@ -21,7 +21,7 @@
 #'     they are set, and at most 2 under `R CMD check`. A BLAS that runs
 #'     threads of its own (OpenBLAS, MKL or BLIS) is held to one thread
 #'     while a fit runs and given its threads back afterwards (also after an
-#'     error or an interrupt), except in eigendecompositions of order 500 and
+#'     error or an interrupt), except in eigendecompositions of order 700 and
 #'     up, which it runs with its own threads: threads inside threads would
 #'     oversubscribe the cores. The work is split by the sizes of the
 #'     problem only, so every result is the same, bit for bit, whatever the
