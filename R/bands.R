@@ -438,8 +438,9 @@ candidate_tables <- function(built, data, lambda, spec, form) {
 
 band_block_paths <- function(rows, i, built, lambda, classify, unit, counts, kfold) {
   check_unchanged(rows, i, counts)
+  if (kfold) held <- held_out_rows(rows, i, length(built[[1L]]$folds))
   lapply(built, function(b) {
-    if (kfold) return(heldout_block_paths(rows, i, b$folds, lambda, classify, FALSE, unit, NULL))
+    if (kfold) return(heldout_paths(held, b$folds, lambda, classify, FALSE, unit))
     row_path(primal_rows(b$engine, rows), b$engine, lambda, classify, FALSE, unit)
   })
 }

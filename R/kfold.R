@@ -113,11 +113,20 @@ kfold_paths <- function(engines, data, lambda, classify, keep, nfold) {
 
 heldout_block_paths <- function(rows, i, engines, lambda, classify, keep, unit, counts) {
   check_unchanged(rows, i, counts)
-  fold <- row_folds(rows, i, length(engines))
+  heldout_paths(held_out_rows(rows, i, length(engines)), engines, lambda, classify, keep, unit)
+}
+
+# The rows of a block held out by each fold (taken once for all the engines
+# that evaluate them: a banded search's candidates share them).
+held_out_rows <- function(rows, i, nfold) {
+  fold <- row_folds(rows, i, nfold)
+  lapply(seq_len(nfold), function(k) fold_rows(rows, which(fold == k)))
+}
+
+heldout_paths <- function(held, engines, lambda, classify, keep, unit) {
   lapply(seq_along(engines), function(k) {
-    held <- fold_rows(rows, which(fold == k))
-    row_path(primal_rows(engines[[k]], held, heldout = TRUE), engines[[k]], lambda, classify, keep,
-             unit)
+    row_path(primal_rows(engines[[k]], held[[k]], heldout = TRUE), engines[[k]], lambda, classify,
+             keep, unit)
   })
 }
 
