@@ -320,8 +320,8 @@ bench-scale: install
 # example shapes); HIMALAYA_PATH must name a source tree of gallantlab/himalaya,
 # which no registry here serves and the repository does not ship
 bench-banded: install bench-deps
-	HIMALAYA_PATH=$(HIMALAYA_PATH) $(RSCRIPT) bench/banded.R
-	HIMALAYA_PATH=$(HIMALAYA_PATH) $(RSCRIPT) bench/himalaya_agree.R
+	$(BENCH_ENV) HIMALAYA_PATH=$(HIMALAYA_PATH) $(RSCRIPT) bench/banded.R
+	$(BENCH_ENV) HIMALAYA_PATH=$(HIMALAYA_PATH) $(RSCRIPT) bench/himalaya_agree.R
 
 # BLAS=openblas runs a benchmark in an R that preloads the OpenBLAS of
 # .deps/openblas (and scikit-learn's or himalaya's numpy with it), with

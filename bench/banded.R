@@ -14,8 +14,8 @@
 #     HIMALAYA_PATH=/tmp/himalaya Rscript bench/banded.R
 # HIMALAYA_PATH: a source tree of gallantlab/himalaya (not shipped here);
 # /usr/bin/python3 with numpy, scipy and scikit-learn (Debian's python3-*).
-# Under OpenBLAS for both: LD_PRELOAD=<dir>/libblas.so.3:<dir>/liblapack.so.3
-# (make deps unpacks Debian's into .deps/openblas); R and python3 inherit it.
+# Under OpenBLAS for both: `make bench-banded BLAS=openblas` (LD_PRELOAD of
+# the .deps/openblas that make deps unpacks; R and python3 inherit it).
 # RLSC_BENCH_SCALE < 1 shrinks n, the bands and the targets (quick checks).
 suppressPackageStartupMessages(library(rlsc))
 options(rlsc.progress = FALSE)
