@@ -154,9 +154,8 @@ kernel_origin <- function(kernel, x, y, w, intercept) {
   columns <- kernel$name %in% c("linear", "rbf")
   # the means of x and of y apart: together the pass would also form x'y
   # (d x T), which no kernel needs (a third of a banded dual search's time)
-  none <- matrix(0, nrow(x), 0L)
-  mom <- block_moments(if (columns) x else none, y[, 0L, drop = FALSE], w, intercept || rbf, gram = FALSE)
-  ymom <- block_moments(none, y, w, intercept || rbf, gram = FALSE)
+  ymom <- block_moments(matrix(0, nrow(x), 0L), y, w, intercept || rbf, gram = FALSE)
+  mom <- if (columns) block_moments(x, y[, 0L, drop = FALSE], w, intercept || rbf, gram = FALSE) else ymom
   yshift <- if (intercept) ymom$yshift else numeric(ncol(y))
   ybar <- if (intercept) ymom$ybar else numeric(ncol(y))
   list(shift = if (moved) mom$shift, center = if (moved) mom$xbar, yshift = yshift, ybar = ybar,

@@ -355,7 +355,8 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
         }
         for (int c0 = 0; c0 < total; c0 += nchunk) {
             int c1 = c0 + nchunk < total ? c0 + nchunk : total;
-            memset(buf, 0, sizeof(double) * (size_t) per_chunk * (c1 - c0));
+            if (per_chunk > 0)   /* no columns at all: R_alloc gave NULL */
+                memset(buf, 0, sizeof(double) * (size_t) per_chunk * (c1 - c0));
             int par = rlsc_parallel(nth, c1 - c0, block_work * (c1 - c0));
             RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
             for (int c = c0; c < c1; c++) {

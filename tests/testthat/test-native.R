@@ -22,3 +22,11 @@ test_that("the C entry points return or raise an R error, whatever they are hand
   msgs <- vapply(out[!valid & outcome == "error"], `[[`, "", "message")
   expect_true(all(grepl("^'[a-z0-9_]+' |Incorrect number of arguments|must|overflow", msgs)))
 })
+
+test_that("the moments of no columns at all are well defined (a kernel's origin)", {
+  for (n in c(5L, 3000L)) {
+    m <- c_moments(matrix(0, n, 0L), matrix(0, n, 0L), rep(1, n), numeric(0), numeric(0), FALSE)
+    expect_equal(m$sumw, n)
+    expect_length(m$xbar, 0L)
+  }
+})
