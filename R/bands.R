@@ -152,7 +152,8 @@ draw_candidates <- function(names, n) {
 }
 
 # The column multipliers of candidate w: those of standardize (`sd`) divided
-# by sqrt(w_g); Inf leaves a group of weight 0 out.
+# by sqrt(w_g); Inf leaves a group of weight 0 out.  Their attribute `graded`
+# (graded_bands()) tells primal_engine() which decomposition to take.
 band_scale <- function(bands, w, sd = NULL) {
   structure((sd %||% 1) / sqrt(w[bands$group]), graded = bands$graded)
 }
@@ -237,6 +238,7 @@ band_fit <- function(fit, spec, chosen, scores) {
 band_search <- function(data, spec) {
   bands <- spec$bands
   form <- linear_form(data, spec)
+  what <- "the weighted cross-products of `x`"
   if (form == "primal") {
     pass <- primal_moments(data, spec)
     # each fold's training moments, merged once for every candidate
@@ -257,7 +259,7 @@ band_search <- function(data, spec) {
       primal_engines(part, spec, scale, sd, full, fold)
     }
     base <- build(0L, fold = FALSE)$engine
-    lambda <- spec$lambda %||% band_default_grid(base, data, spec)
+    lambda <- spec$lambda %||% band_default_grid(base, data, spec, what)
     bands$graded <- graded_bands(base$values, bands$candidates, lambda)
     rm(base)
   } else {
@@ -271,7 +273,7 @@ band_search <- function(data, spec) {
       if (j > 0L && !is.null(groups)) kernel$gram <- candidate_gram(groups, bands$candidates[j, ])
       dual_build(kernel, part, spec, sd, scale, full)
     }
-    lambda <- spec$lambda %||% if (spec$crit$per_response) band_default_grid(build(0L)$engine, data, spec)
+    lambda <- spec$lambda %||% if (spec$crit$per_response) band_default_grid(build(0L)$engine, data, spec, what)
   }
   # the fold engines of candidate j for other folds (calibration)
   candidate_folds <- function(j, fold, nfold) {
@@ -281,13 +283,13 @@ band_search <- function(data, spec) {
   }
   list(settings = as.list(seq_len(nrow(bands$candidates))), grid = NULL, form = form, sd = sd,
        data = data, mom = pass$mom, build = build, lambda = lambda, bands = bands,
-       candidate_folds = candidate_folds, what = "the weighted cross-products of `x`")
+       candidate_folds = candidate_folds, what = what)
 }
 
 # The default grid of a banded fit: that of the unweighted columns' engine,
 # shared by every candidate.
-band_default_grid <- function(base, data, spec) {
-  check_spectrum_range(base$values, "the weighted cross-products of `x`")
+band_default_grid <- function(base, data, spec, what) {
+  check_spectrum_range(base$values, what)
   npos <- data$npos %||% sum(all_rows(data)$w > 0)
   default_lambda(base$values, spec$nlambda, least_squares_candidate(base, npos))
 }
@@ -313,11 +315,11 @@ group_kernels <- function(rows, bands, sd, intercept) {
   list(k = k, shift = origin$shift, center = origin$center)
 }
 
-# Candidate w's kernel from the group kernels: sum_g w_g K_g.
+# Candidate w's kernel from the group kernels: sum_g w_g K_g over its groups
+# of positive weight (the weights sum to 1: there is one).
 candidate_gram <- function(groups, w) {
-  k <- 0
-  for (g in which(w > 0)) k <- k + w[g] * groups$k[[g]]
-  list(k = if (is.matrix(k)) k else groups$k[[1L]] * 0, shift = groups$shift, center = groups$center)
+  pos <- which(w > 0)
+  list(k = Reduce(`+`, Map(`*`, w[pos], groups$k[pos])), shift = groups$shift, center = groups$center)
 }
 
 # The form of a linear fit ("auto": primal when the rows of positive weight
@@ -334,14 +336,6 @@ target_moments <- function(mom, cols) {
   mom$ybar <- mom$ybar[cols]
   mom$yshift <- mom$yshift[cols]
   mom
-}
-
-# The data of some response columns only (read_rows() drops the others).
-select_responses <- function(data, cols) {
-  if (identical(as.integer(cols), seq_len(ncol(data$resp$y0)))) return(data)
-  data$template$ycols <- if (is.null(data$template$ycols)) cols else data$template$ycols[cols]
-  data$resp$y0 <- data$resp$y0[, cols, drop = FALSE]
-  data
 }
 
 # ---- per response column -------------------------------------------------------

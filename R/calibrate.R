@@ -161,7 +161,7 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
   bounded <- seq_len(np) > na
   # the loss, its gradient and Hessian in the parameters (src/calibrate.c)
   objective <- function(theta, hessian = FALSE) {
-    c_softmax_map(fs, code, own, w, theta, as.integer(slopes), hessian)
+    c_softmax_map(fs, code, own, w, theta, slopes, hessian)
   }
   theta0 <- if (!is.null(start)) c(start$a[-1L], start$b[slopes] * s) else {
     # the intercepts of the class shares, and unit slopes on the scaled

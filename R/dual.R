@@ -80,8 +80,7 @@ dual_engine <- function(kernel, rows, intercept, scale = NULL) {
     dr <- which(direct)
     if (length(values)) {
       k0 <- if (is.null(gram)) dual_cross(eng, x[dr, , drop = FALSE]) else {
-        k0 <- gram$k[dr, pos, drop = FALSE]   # the same kernel, already formed
-        if (intercept) k0 - rep(kbar, each = length(dr)) else k0
+        center_cross(eng, gram$k[dr, pos, drop = FALSE])   # the same kernel, already formed
       }
       eng$basis[dr, ] <- sweep(k0 %*% (s * u), 2L, sqrt(values), "/")
       attr(eng, "direct_err") <- new_row_factor(eng$basis[dr, , drop = FALSE], values)
@@ -204,9 +203,11 @@ dual_cross <- function(eng, newx) {
     },
     c_kernel_matrix(as.matrix(newx), eng$x, kern$name, kernel_params(kern), eng$shift,
                     eng$center, eng$scale))
-  if (eng$intercept) k <- k - rep(eng$kbar, each = nrow(k))
-  k
+  center_cross(eng, k)
 }
+
+# A cross-kernel with the training rows, centered as s'U = 0 leaves it.
+center_cross <- function(eng, k) if (eng$intercept) k - rep(eng$kbar, each = nrow(k)) else k
 
 # The dual coefficients c (one per row of positive weight, m x T) at lambda:
 # s o U (z / (Lambda + lambda)), z = g / sqrt(Lambda).  Rows kept in the direct

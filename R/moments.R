@@ -111,7 +111,7 @@ chunk_moments <- function(rows, i, intercept, nfold = NULL, gram = TRUE, kfold =
       block_moments(take_rows(rows$x, take), take_rows(rows$y, take), rows$w[take], intercept, gram)
     })
     # (the folds' counts merged: no moments of all folds, which pass 1 merges)
-    c(counts_of(Reduce(function(a, b) merge_counts(a, b), parts)), list(folds = parts))
+    c(counts_of(Reduce(merge_counts, parts)), list(folds = parts))
   }
   mom$n <- stats::setNames(nrow(rows$x) + 0, i)
   mom$chunk_sumw <- stats::setNames(sum(rows$w), i)

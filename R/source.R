@@ -52,6 +52,14 @@ all_rows <- function(data) {
   read_rows(data$rows, data$template)
 }
 
+# The data of some response columns only (read_rows() drops the others).
+select_responses <- function(data, cols) {
+  if (identical(as.integer(cols), seq_len(ncol(data$resp$y0)))) return(data)
+  data$template$ycols <- if (is.null(data$template$ycols)) cols else data$template$ycols[cols]
+  data$resp$y0 <- data$resp$y0[, cols, drop = FALSE]
+  data
+}
+
 # Data in memory read in blocks of about `rows` rows (Nystrom and random
 # features: a block's features are rows x m numbers).
 split_blocks <- function(data, rows) {
