@@ -157,13 +157,19 @@ test_that("parallel backends give the same fit, and workers get descriptors, not
   future::plan("multisession", workers = 2)
   env <- new.env(parent = globalenv())
   assign("the_paths", paths, envir = env)
-  assign("the_log", file.path(dir, "reads.txt"), envir = env)
+  # each read leaves a file of its own, named by process and chunk: two
+  # workers appending to one log can interleave their lines
+  log_dir <- file.path(dir, "reads")
+  dir.create(log_dir)
+  assign("the_log_dir", log_dir, envir = env)
   read <- eval(quote(function(i) {
-    cat(Sys.getpid(), i, "\n", file = the_log, append = TRUE)
+    file.create(tempfile(paste0(Sys.getpid(), "_", i, "_"), tmpdir = the_log_dir))
     readRDS(the_paths[i])
   }), env)
   expect_same_fit(rlsc_short(chunk_source(1:6, read)), ref)
-  reads <- utils::read.table(file.path(dir, "reads.txt"), col.names = c("pid", "chunk"))
+  fields <- strsplit(list.files(log_dir), "_", fixed = TRUE)
+  reads <- data.frame(pid = as.integer(vapply(fields, `[`, "", 1L)),
+                      chunk = as.integer(vapply(fields, `[`, "", 2L)))
   master <- reads$pid == Sys.getpid()
   expect_true(all(reads$chunk[master] == 1L))   # the first chunk, for the template
   expect_identical(sort(unique(reads$chunk[!master])), 1:6)
