@@ -45,47 +45,66 @@ calibrate_fit <- function(best, spec, data, sel, fold_engines) {
     engines <- fold_engines(fold, nfold)
   }
   if (data$kind == "memory") data$rows$fold <- fold
-  lambdas <- unique(list(best$path$lambda[sel$index_min], best$path$lambda[sel$index_1se]))
-  grid <- sort(unique(unlist(lambdas)), decreasing = TRUE)
-  parts <- kfold_paths(engines, data, grid, TRUE, TRUE, nfold)
-  classes <- data$resp$classes
+  k <- length(data$resp$classes)
   cw <- data$template$class_weights
-  at <- lapply(lambdas, function(l) {
-    # each response column at its own lambda (per_response), else all at one
-    col_at <- match(rep_len(l, ncol(data$resp$y0)), grid)
-    held <- lapply(parts, function(p) {
-      d <- p$loo
-      list(f = vapply(seq_along(col_at), function(t) d[, t, col_at[t]], numeric(dim(d)[1L])),
-           code = class_codes(p$y), w = observation_weights(p$weights, p$y, cw))
-    })
-    fit_calibration(held, length(classes), l)
+  # the maps of lambda_min and lambda_1se (each response column at its own
+  # lambda with per_response, else all at one), and maps at about 11 values
+  # evenly spaced along the grid, for probabilities at other lambdas
+  # (interpolated_map()): all from one pass over the held-out rows
+  lambdas <- unique(list(best$path$lambda[sel$index_min], best$path$lambda[sel$index_1se]))
+  path <- best$path$lambda
+  at <- path[unique(round(seq(1, length(path), length.out = min(11L, length(path)))))]
+  grid <- sort(unique(c(unlist(lambdas), at)), decreasing = TRUE)
+  chosen <- lapply(lambdas, function(l) match(rep_len(l, ncol(data$resp$y0)), grid))
+  held <- vector("list", length(lambdas))
+  maps <- list()
+  last <- NULL
+  each_heldout(engines, data, grid, nfold, cw, function(j, parts) {
+    for (e in seq_along(chosen)) {
+      cols <- which(chosen[[e]] == j)
+      if (!length(cols)) next
+      held[[e]] <<- Map(function(h, p) {
+        h <- h %||% list(f = matrix(NA_real_, length(p$code), length(chosen[[e]])), code = p$code, w = p$w)
+        h$f[, cols] <- p$f[, cols]
+        h
+      }, held[[e]] %||% vector("list", length(parts)), parts)
+    }
+    # (in decreasing lambda, each map started from the one before)
+    if (grid[j] %in% at) {
+      last <<- fit_map(bind_folds(parts), k, last)
+      maps[[length(maps) + 1L]] <<- last
+    }
   })
-  list(K = nfold, foldid = fold, at = at,
-       path = path_maps(engines, data, best$path$lambda, nfold, length(classes), cw))
+  list(K = nfold, foldid = fold,
+       at = Map(function(l, h) fit_calibration(h, k, l, nearest_map(at, maps, l)), lambdas, held),
+       path = list(lambda = at, maps = maps))
 }
 
-# Maps at about `count` values of the lambda grid, evenly spaced along it,
-# for probabilities at other lambdas (interpolated_map()); the held-out
-# values go in batches of lambdas of at most about 1e7 numbers.
-path_maps <- function(engines, data, grid, nfold, k, cw, count = 11L) {
-  at <- grid[unique(round(seq(1, length(grid), length.out = min(count, length(grid)))))]
+# The folds' held-out decision values at each lambda of `grid` (in batches of
+# lambdas of at most about 1e7 numbers): visit(j, parts) gets, for grid[j],
+# per fold list(f, code, w), w the observation weights without the class
+# weights.
+each_heldout <- function(engines, data, grid, nfold, cw, visit) {
   n <- if (data$kind == "memory") nrow(data$rows$y) else sum(data$counts$n)
   batch <- max(1L, floor(1e7 / (max(n, 1) * ncol(data$resp$y0))))
-  maps <- vector("list", length(at))
-  for (b in split(seq_along(at), ceiling(seq_along(at) / batch))) {
-    parts <- kfold_paths(engines, data, at[b], TRUE, TRUE, nfold)
+  for (b in split(seq_along(grid), ceiling(seq_along(grid) / batch))) {
+    parts <- kfold_paths(engines, data, grid[b], TRUE, TRUE, nfold)
     for (j in seq_along(b)) {
-      held <- lapply(parts, function(p) {
+      visit(b[j], lapply(parts, function(p) {
         list(f = matrix(p$loo[, , j], dim(p$loo)[1L]), code = class_codes(p$y),
              w = observation_weights(p$weights, p$y, cw))
-      })
-      maps[[b[j]]] <- fit_map(bind_folds(held), k, if (b[j] > 1L) maps[[b[j] - 1L]])
+      }))
     }
   }
-  list(lambda = at, maps = maps)
 }
 
-# The map at a lambda between those of path_maps(): the parameters
+# The path map nearest to (the first of) `lambda` in log(lambda): a start
+# for the map there.
+nearest_map <- function(at, maps, lambda) {
+  maps[[which.min(abs(log(pmax(at, 1e-300)) - log(max(lambda[1L], 1e-300))))]]
+}
+
+# The map at a lambda between those of the path (calibrate_fit()): the parameters
 # interpolated linearly in log(lambda) (lambda = 0, the end of a grid that
 # reaches least squares, counts as one step beyond its neighbour); beyond the
 # ends, the end's map.  Each map interpolated is fitted on held-out values,
@@ -120,8 +139,8 @@ observation_weights <- function(w, y, cw) {
 # are fitted when loo_predict() asks for them, from the held-out values kept
 # (each fold's decision values, classes and weights: n x T numbers, as many
 # as the response), so that fitting costs one map per lambda, not K + 1.
-fit_calibration <- function(held, k, lambda) {
-  list(lambda = lambda, full = fit_map(bind_folds(held), k), held = held)
+fit_calibration <- function(held, k, lambda, start = NULL) {
+  list(lambda = lambda, full = fit_map(bind_folds(held), k, start), held = held)
 }
 
 bind_folds <- function(parts) {

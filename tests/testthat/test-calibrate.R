@@ -174,6 +174,15 @@ test_that("the map is stored at fit time: predict() applies it, at lambda_min an
   path <- fit$calibration$path
   expect_length(path$maps, 11L)
   expect_true(all(path$lambda %in% fit$lambda))
+  # a path map is the map a fit at that one lambda calibrates, on the same
+  # folds (to the Newton fits' tolerance: each starts elsewhere)
+  set.seed(3)
+  fit <- rlsc(Species ~ ., data = iris)
+  path <- fit$calibration$path
+  set.seed(3)
+  one <- rlsc(Species ~ ., data = iris, lambda = path$lambda[4])
+  expect_identical(one$calibration$foldid, fit$calibration$foldid)
+  expect_equal(one$calibration$at[[1L]]$full, path$maps[[4]], tolerance = 1e-6)
   at <- path$lambda[4]
   f4 <- predict(fit, iris[c(1, 51, 101), ], lambda = at)
   expect_equal(unname(predict(fit, iris[c(1, 51, 101), ], type = "prob", lambda = at)),
