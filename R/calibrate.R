@@ -182,15 +182,25 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
   objective <- function(theta, hessian = FALSE) {
     c_softmax_map(fs, code, own, w, theta, slopes, hessian)
   }
-  theta0 <- if (!is.null(start)) c(start$a[-1L], start$b[slopes] * s) else {
-    # the intercepts of the class shares, and unit slopes on the scaled
-    # values: closer to the optimum than 0, where every slope is held
-    wsum <- vapply(seq_len(k), function(j) sum(w[code == j]), 1)
-    other <- wsum * (1 - own) / (k - 1)
-    share <- wsum * own + sum(other) - other
-    c(log(share[-1L] / share[1L]), rep(1, length(slopes)))
+  # the intercepts of the class shares, and unit slopes on the scaled
+  # values: closer to the optimum than 0, where every slope is held
+  wsum <- vapply(seq_len(k), function(j) sum(w[code == j]), 1)
+  other <- wsum * (1 - own) / (k - 1)
+  share <- wsum * own + sum(other) - other
+  theta0 <- c(log(share[-1L] / share[1L]), rep(1, length(slopes)))
+  cur <- NULL
+  if (!is.null(start)) {
+    # a neighbouring lambda's map, unless it fits worse than the plain start
+    # (the maps of the largest lambdas, with steep slopes, are poor starts
+    # for each other: Newton's first steps from them backtracked a dozen times)
+    near <- pmax(c(start$a[-1L], start$b[slopes] * s), c(rep(-Inf, na), numeric(length(slopes))))
+    at_near <- objective(near, hessian = TRUE)
+    if (at_near$value < objective(theta0)$value) {
+      theta0 <- near
+      cur <- at_near
+    }
   }
-  theta <- newton_bounded(objective, theta0, bounded, tol)
+  theta <- newton_bounded(objective, theta0, bounded, tol, cur)
   b <- numeric(k)
   b[slopes] <- theta[-seq_len(na)] / s
   list(a = c(0, theta[seq_len(na)]), b = b)
@@ -201,9 +211,10 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
 # bound (those at 0 whose gradient pushes them below), projected onto the
 # bounds, with backtracking; stops when the projected gradient vanishes or
 # the Newton step's promised decrease is below the loss's rounding.
-newton_bounded <- function(objective, theta, bounded, tol, maxit = 200L) {
+# `cur`: the objective with its Hessian at `theta`, when already at hand.
+newton_bounded <- function(objective, theta, bounded, tol, cur = NULL, maxit = 200L) {
   theta[bounded] <- pmax(theta[bounded], 0)
-  cur <- objective(theta, hessian = TRUE)
+  cur <- cur %||% objective(theta, hessian = TRUE)
   for (it in seq_len(maxit)) {
     held <- bounded & theta <= 0 & cur$grad > 0
     if (max(abs(cur$grad[!held]), 0) < tol) break
@@ -221,15 +232,15 @@ newton_bounded <- function(objective, theta, bounded, tol, maxit = 200L) {
     repeat {
       new <- theta + t * step
       new[bounded] <- pmax(new[bounded], 0)
-      # with the Hessian: an accepted point (nearly every first one) starts
-      # the next step without a second evaluation
-      trial <- objective(new, hessian = TRUE)
+      # the full step with the Hessian: accepted (nearly always), it starts
+      # the next step without a second evaluation; the shorter ones without
+      trial <- objective(new, hessian = t == 1)
       if (trial$value <= cur$value + 1e-4 * sum(cur$grad * (new - theta)) || t < 1e-10) break
       t <- t / 2
     }
     if (max(abs(new - theta)) <= 1e-15 * (1 + max(abs(theta)))) break
     theta <- new
-    cur <- trial
+    cur <- if (is.null(trial$hess)) objective(theta, hessian = TRUE) else trial
   }
   theta
 }
