@@ -18,7 +18,10 @@
 #'     eigendecomposition's back-transformation, the LOO and K-fold path).
 #'     The default is every processor OpenMP sees, no more than the
 #'     environment variables `OMP_THREAD_LIMIT` and `OMP_NUM_THREADS` when
-#'     they are set, and at most 2 under `R CMD check`. A BLAS that runs
+#'     they are set, at most 2 under `R CMD check`, and no more than the
+#'     cores `parallelly::availableCores()` grants the process when
+#'     parallelly is installed: one in a future's worker (which sets
+#'     `options(mc.cores = 1)`), a Slurm job's allocation. A BLAS that runs
 #'     threads of its own (OpenBLAS, MKL or BLIS) is held to one thread
 #'     while a fit runs and given its threads back afterwards (also after an
 #'     error or an interrupt), except in eigendecompositions of order 700 and

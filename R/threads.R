@@ -12,14 +12,17 @@ thread_count <- function() {
 }
 
 # Every processor OpenMP sees, but no more than OMP_THREAD_LIMIT or
-# OMP_NUM_THREADS when they are set, and at most two under R CMD check
-# (_R_CHECK_LIMIT_CORES_, which --as-cran sets: CRAN's limit for checks).
-# A BLAS with threads of its own (OpenBLAS, MKL, BLIS) does not change it:
-# fits hold such a BLAS to one thread (hold_blas_threads() below), which
-# measured faster than leaving the BLAS its threads around one thread of the
-# package's (bench/README.md, "Threads").
-default_threads <- function(info = c_thread_info()) {
-  n <- info$processors
+# OMP_NUM_THREADS when they are set, at most two under R CMD check
+# (_R_CHECK_LIMIT_CORES_, which --as-cran sets: CRAN's limit for checks), and
+# no more than the cores the futureverse grants the process (`cores`,
+# available_cores()): a future's worker is granted one, so that two workers
+# on two cores do not run four threads.  A BLAS with threads of its own
+# (OpenBLAS, MKL, BLIS) does not change it: fits hold such a BLAS to one
+# thread (hold_blas_threads() below), which measured faster than leaving the
+# BLAS its threads around one thread of the package's (bench/README.md,
+# "Threads").
+default_threads <- function(info = c_thread_info(), cores = available_cores()) {
+  n <- min(info$processors, cores)
   for (var in c("OMP_THREAD_LIMIT", "OMP_NUM_THREADS")) {
     limit <- suppressWarnings(as.integer(Sys.getenv(var)))
     if (!is.na(limit) && limit >= 1L) n <- min(n, limit)
@@ -28,6 +31,23 @@ default_threads <- function(info = c_thread_info()) {
   if (nzchar(check) && check != "FALSE") n <- min(n, 2L)
   as.integer(max(1L, n))
 }
+
+# The cores parallelly (the futureverse's) grants this process: its
+# availableCores() reads options(mc.cores), which a future's worker sets to
+# 1, the allocation of a Slurm job, cgroups and more.  Without parallelly
+# (no future either) no limit.  It takes milliseconds (it reads files), and
+# every call into C asks for the threads: the answer is kept per process and
+# value of options(mc.cores), the part that changes within a process.
+available_cores <- function() {
+  if (!requireNamespace("parallelly", quietly = TRUE)) return(Inf)
+  key <- list(Sys.getpid(), getOption("mc.cores"))
+  if (!identical(cores_granted$key, key)) {
+    cores_granted$value <- parallelly::availableCores()[[1L]]
+    cores_granted$key <- key
+  }
+  cores_granted$value
+}
+cores_granted <- new.env(parent = emptyenv())
 
 # A BLAS with threads of its own (OpenBLAS, MKL, BLIS) is held to one thread
 # during the package's work, until the function that called this returns
@@ -54,10 +74,11 @@ hold_blas_threads <- function(env = parent.frame()) {
 #'
 #' The number of threads the package's C loops run (`options(rlsc.threads)`,
 #' else every processor OpenMP sees, within `OMP_THREAD_LIMIT`,
-#' `OMP_NUM_THREADS` and R CMD check's two cores), the number of threads of a
-#' threaded BLAS (OpenBLAS, MKL, BLIS; 1 otherwise), which fits hold to one
-#' thread while they run (see [rlsc-package], Options), and the processors
-#' OpenMP sees. Benchmarks print them.
+#' `OMP_NUM_THREADS`, R CMD check's two cores and the cores
+#' `parallelly::availableCores()` grants: one in a future's worker), the
+#' number of threads of a threaded BLAS (OpenBLAS, MKL, BLIS; 1 otherwise),
+#' which fits hold to one thread while they run (see [rlsc-package],
+#' Options), and the processors OpenMP sees. Benchmarks print them.
 #'
 #' @return A named integer vector: `rlsc`, `blas` and `processors`.
 #' @export

@@ -19,7 +19,7 @@ test_that("options(rlsc.threads) sets the threads, checked, with a default", {
   }
 })
 
-test_that("the default threads follow OMP_THREAD_LIMIT, OMP_NUM_THREADS and R CMD check's limit", {
+test_that("the default threads follow OMP_THREAD_LIMIT, OMP_NUM_THREADS, R CMD check's limit and the futureverse's cores", {
   with_env <- function(vars, expr) {
     old <- Sys.getenv(names(vars), unset = NA, names = TRUE)
     on.exit({
@@ -31,19 +31,26 @@ test_that("the default threads follow OMP_THREAD_LIMIT, OMP_NUM_THREADS and R CM
   unset <- c(OMP_THREAD_LIMIT = "", OMP_NUM_THREADS = "", `_R_CHECK_LIMIT_CORES_` = "")
   info <- .Call(getFromNamespace("C_rlsc_thread_info", "rlsc"))
   processors <- info$processors
-  expect_identical(with_env(unset, rlsc:::default_threads()), as.integer(processors))
-  expect_identical(with_env(replace(unset, "OMP_THREAD_LIMIT", "1"), rlsc:::default_threads()), 1L)
-  expect_identical(with_env(replace(unset, "OMP_NUM_THREADS", "1"), rlsc:::default_threads()), 1L)
-  expect_identical(with_env(replace(unset, "OMP_NUM_THREADS", "junk"), rlsc:::default_threads()),
+  expect_identical(with_env(unset, rlsc:::default_threads(cores = Inf)), as.integer(processors))
+  expect_identical(with_env(replace(unset, "OMP_THREAD_LIMIT", "1"), rlsc:::default_threads(cores = Inf)), 1L)
+  expect_identical(with_env(replace(unset, "OMP_NUM_THREADS", "1"), rlsc:::default_threads(cores = Inf)), 1L)
+  expect_identical(with_env(replace(unset, "OMP_NUM_THREADS", "junk"), rlsc:::default_threads(cores = Inf)),
                    as.integer(processors))
-  expect_identical(with_env(replace(unset, "_R_CHECK_LIMIT_CORES_", "TRUE"), rlsc:::default_threads()),
+  expect_identical(with_env(replace(unset, "_R_CHECK_LIMIT_CORES_", "TRUE"), rlsc:::default_threads(cores = Inf)),
                    as.integer(min(processors, 2L)))
-  expect_identical(with_env(replace(unset, "_R_CHECK_LIMIT_CORES_", "false"), rlsc:::default_threads()),
+  expect_identical(with_env(replace(unset, "_R_CHECK_LIMIT_CORES_", "false"), rlsc:::default_threads(cores = Inf)),
                    as.integer(processors))
   # a BLAS with threads of its own (OpenBLAS, MKL, BLIS) does not change it:
   # it is held to one thread during fits instead
   threaded_blas <- list(openmp = TRUE, processors = 8L, blas_threads = 8L)
-  expect_identical(with_env(unset, rlsc:::default_threads(threaded_blas)), 8L)
+  expect_identical(with_env(unset, rlsc:::default_threads(threaded_blas, cores = Inf)), 8L)
+  # the cores the futureverse grants (parallelly::availableCores())
+  expect_identical(with_env(unset, rlsc:::default_threads(threaded_blas, cores = 3L)), 3L)
+  skip_if_not_installed("parallelly")
+  old <- options(mc.cores = 1L)   # as a future's worker has it
+  on.exit(options(old), add = TRUE)
+  expect_identical(with_env(unset, rlsc:::default_threads()), 1L)
+  expect_identical(with_env(unset, rlsc_threads()[["rlsc"]]), 1L)
 })
 
 test_that("primal fits, their methods and chunked fits do not depend on the number of threads", {
@@ -166,4 +173,14 @@ test_that("a threaded BLAS is held to one thread during fits, given its threads 
                          paste0("R_LIBS=", paste(.libPaths(), collapse = ":"))))
   got <- strsplit(trimws(tail(out, 1)), " ")[[1]]
   expect_identical(got, c("2", "2", "2", rep("TRUE", 5)), info = paste(out, collapse = "\n"))
+})
+
+test_that("a future's worker runs one thread of its own (the futureverse grants it one core)", {
+  skip_on_cran()
+  skip_if_not_installed("future")
+  skip_if_not_installed("parallelly")
+  skip_unless_installed_build()   # the worker loads the installed package
+  old_plan <- future::plan("multisession", workers = 2L)   # (one worker would be sequential)
+  on.exit(future::plan(old_plan), add = TRUE)
+  expect_identical(future::value(future::future(rlsc::rlsc_threads()[["rlsc"]])), 1L)
 })
