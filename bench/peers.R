@@ -89,6 +89,11 @@ for (s in bench_shapes) {
   grid <- shape_grid(dat)   # (positive: scikit-learn takes positive alphas only)
   fit <- NULL
   t_rlsc <- med_time(function() fit <<- suppressWarnings(rlsc(x, y, lambda = grid)), reps)
+  # classes without probabilities (calibration_folds = 0): what
+  # RidgeClassifierCV computes, which has none
+  t_no_prob <- if (!is.factor(y)) NA_real_ else {
+    med_time(function() suppressWarnings(rlsc(x, y, lambda = grid, calibration_folds = 0)), reps)
+  }
   cat(" scikit-learn ...")
   sk <- sklearn_loo(x, y, grid, if (is.factor(y)) "class" else "reg", reps)
   ours <- fit$path$mse
@@ -106,7 +111,7 @@ for (s in bench_shapes) {
   fl <- flop_floor(x, fit, nt)
   rows[[length(rows) + 1L]] <- data.frame(
     shape = label, mode = fit$form, rlsc_s = t_rlsc, sklearn_s = sk$seconds,
-    vs_sklearn = sk$seconds / t_rlsc, loo_rel_diff = diff, glmnet10_s = t_glmnet,
+    vs_sklearn = sk$seconds / t_rlsc, no_prob_vs_sklearn = sk$seconds / t_no_prob, loo_rel_diff = diff, glmnet10_s = t_glmnet,
     lm_ridge_s = t_ridge, floor_s = fl$seconds, vs_floor = t_rlsc / fl$seconds,
     syrk_gflops = fl$syrk, gemm_gflops = fl$gemm)
 }
@@ -125,12 +130,13 @@ kernels <- lapply(sigmas, function(s) kernel_matrix(kernel_rbf(s), x))
 t_eigen <- med_time(function() for (k in kernels) eigen(k, symmetric = TRUE), 1)
 rows[[length(rows) + 1L]] <- data.frame(
   shape = "RBF n=2000, 5 sigma x 100 lambda", mode = "kernel", rlsc_s = t_kernel, sklearn_s = NA,
-  vs_sklearn = NA, loo_rel_diff = NA, glmnet10_s = NA, lm_ridge_s = NA, floor_s = t_eigen,
+  vs_sklearn = NA, no_prob_vs_sklearn = NA, loo_rel_diff = NA, glmnet10_s = NA, lm_ridge_s = NA, floor_s = t_eigen,
   vs_floor = t_kernel / t_eigen, syrk_gflops = NA, gemm_gflops = NA)
 
 print_rows(rows)
 cat("\nvs_sklearn = scikit-learn seconds / rlsc seconds (target >= 3 with the reference BLAS, > 1 with",
-    "OpenBLAS);\nloo_rel_diff = largest relative difference of the two LOO MSE curves; vs_floor = rlsc",
+    "OpenBLAS);\nno_prob_vs_sklearn (classes) against the fit with calibration_folds = 0 (no",
+    "probabilities: RidgeClassifierCV has none);\nloo_rel_diff = largest relative difference of the two LOO MSE curves; vs_floor = rlsc",
     "seconds / flop floor (target <= 1.3);\nthe last row's floor_s is five eigen() calls (target",
     "vs_floor <= 0.7); medians of", reps, "runs for rlsc and scikit-learn, 1 for the others.\n")
 bench_footer()

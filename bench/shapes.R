@@ -51,6 +51,17 @@ shape_label <- function(s) {
   sprintf("%dx%d", s$n, s$d)
 }
 
+# RLSC_BENCH_SHAPES: some of them only, by parts of their labels separated by
+# commas ("classes,500x5000"), for a quick rerun.
+local({
+  only <- Sys.getenv("RLSC_BENCH_SHAPES")
+  if (nzchar(only)) {
+    parts <- strsplit(only, ",", fixed = TRUE)[[1L]]
+    keep <- vapply(bench_shapes, function(s) any(vapply(parts, grepl, NA, shape_label(s), fixed = TRUE)), NA)
+    bench_shapes <<- bench_shapes[keep]
+  }
+})
+
 # Gaussian x; y from the first 20 columns plus noise: one response, a matrix
 # of `targets` responses, or the class of the largest of `classes` noisy scores.
 simulate_shape <- function(s, seed = 13) {
