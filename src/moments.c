@@ -30,22 +30,35 @@ static void block_mean(const double *a, int n, int p, int c0, int i0, int nb, co
 }
 
 /* Without the Gram (`gram` FALSE: wide x, whose d may be tens of thousands):
-   S (d, the diagonal) and C (d x nt) of the block, column by column of x,
-   in pieces of 256 columns computed by the threads.  yc (nb x nt) holds the
-   block's y centered and scaled, xc a column per thread. */
-static void column_moments(double *S, double *C, const double *px, int n, int d, int nt, int i0,
-                           int nb, const double *sw, const double *shift, const double *mean,
-                           const double *yc, double *xc, int nth)
+   the block's largest |x| of rows of positive weight into xmax, its weighted
+   means (of x - shift; NULL shift: none, and no centering) into mean, S (d,
+   the diagonal) and C (d x nt), column by column of x, in pieces of 256
+   columns computed by the threads: each column's block is read from memory
+   once, the centering's second look finding it in cache (three passes over
+   x before, one of them single-threaded: a fifth of a wide dual fit).  yc
+   (nb x nt) holds the block's y centered and scaled, xc a column per
+   thread. */
+static void column_moments(double *S, double *C, double *xmax, double *mean, const double *px, int n,
+                           int d, int nt, int i0, int nb, const double *pw, const double *sw, double wb,
+                           const double *shift, const double *yc, double *xc, int nth)
 {
     int np = (d + 255) / 256;
-    int par = rlsc_parallel(nth, np, 2.0 * nb * (double) d * (nt + 1));
+    int par = rlsc_parallel(nth, np, 2.0 * nb * (double) d * (nt + 2));
     RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
     for (int p = 0; p < np; p++) {
         double *b = xc + (size_t) nb * rlsc_thread_id();
         int j1 = (p + 1) * 256 < d ? (p + 1) * 256 : d;
         for (int j = p * 256; j < j1; j++) {
             const double *col = px + (size_t) n * j + i0;
-            double m = mean ? mean[j] : 0.0, sh = shift ? shift[j] : 0.0, q = 0.0;
+            double top = xmax[j], s = 0.0, sh = shift ? shift[j] : 0.0, q = 0.0;
+            for (int i = 0; i < nb; i++) {
+                double a = fabs(col[i]);
+                if (pw[i0 + i] > 0.0 && a > top) top = a;
+                s += pw[i0 + i] * (col[i] - sh);
+            }
+            xmax[j] = top;
+            double m = shift ? s / wb : 0.0;
+            if (shift) mean[j] = m;
             for (int i = 0; i < nb; i++) {
                 b[i] = sw[i] * ((col[i] - sh) - m);
                 q += b[i] * b[i];
@@ -224,21 +237,13 @@ static void accumulate_rows(const moment_rows *m, moment_acc *acc, int r0, int r
             block_products(S, C, d, nt, nb, bx, py, pw, n, i0, sw, wb, psy, bmy, my, dy, dx, f,
                            step, sc->by, nth);
         } else {
-            for (int j = 0; j < d; j++) {     /* largest |x| of the rows of positive weight */
-                const double *col = px + (size_t) n * j + i0;
-                for (int i = 0; i < nb; i++)
-                    if (pw[i0 + i] > 0.0 && fabs(col[i]) > xmax[j]) xmax[j] = fabs(col[i]);
-            }
-            if (icpt) {
-                block_mean(px, n, d, 0, i0, nb, psx, pw, wb, bmx);
-                block_mean(py, n, nt, 0, i0, nb, psy, pw, wb, bmy);
-            }
+            if (icpt) block_mean(py, n, nt, 0, i0, nb, psy, pw, wb, bmy);
             for (int t = 0; t < nt; t++) {     /* y's block centered and scaled (nb x nt) */
                 const double *col = py + (size_t) n * t + i0;
                 double mt = icpt ? bmy[t] : 0.0, sh = icpt ? psy[t] : 0.0;
                 for (int i = 0; i < nb; i++) yc[i + (size_t) nb * t] = sw[i] * ((col[i] - sh) - mt);
             }
-            column_moments(S, C, px, n, d, nt, i0, nb, sw, psx, icpt ? bmx : NULL, yc, bx, nth);
+            column_moments(S, C, xmax, bmx, px, n, d, nt, i0, nb, pw, sw, wb, psx, yc, bx, nth);
             if (icpt) {
                 for (int j = 0; j < d; j++) dx[j] = bmx[j] - mx[j];
                 for (int t = 0; t < nt; t++) dy[t] = bmy[t] - my[t];

@@ -193,6 +193,8 @@ test_that("the moments merged over blocks equal the two-pass weighted moments", 
   x <- matrix(rnorm(n * 3, mean = 1e4), n)
   y <- matrix(rnorm(n * 2), n)
   w <- runif(n)
+  w[10] <- 0
+  x[10, 1] <- -1e6   # the largest |x|, in a row of no weight: not a maximum
   shift <- x[1, ]
   yshift <- y[1, ]
   mom <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, shift, yshift, TRUE, 2L)
@@ -205,11 +207,20 @@ test_that("the moments merged over blocks equal the two-pass weighted moments", 
   expect_equal(mom$sxx, crossprod(xc, w * xc), tolerance = 1e-10)
   expect_equal(mom$sxy, crossprod(xc, w * sweep(y, 2, ybar)), tolerance = 1e-10)
   # the diagonal alone (gram = FALSE), and raw moments without a shift
+  xmax <- apply(abs(x[w > 0, ]), 2, max)
+  expect_identical(mom$xmax, xmax)
   diag_only <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, shift, yshift, FALSE, 2L)
   expect_equal(diag_only$sxx, diag(mom$sxx), tolerance = 1e-12)
+  expect_equal(shift + diag_only$xbar, xbar, tolerance = 1e-13)
+  expect_equal(diag_only$sxy, mom$sxy, tolerance = 1e-10)
+  expect_identical(diag_only$xmax, xmax)
   raw <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, NULL, NULL, TRUE, 2L)
   expect_identical(raw$xbar, c(0, 0, 0))
   expect_equal(raw$sxx, crossprod(x, w * x), tolerance = 1e-12)
+  raw_diag <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, NULL, NULL, FALSE, 2L)
+  expect_equal(raw_diag$sxx, colSums(w * x^2), tolerance = 1e-12)
+  expect_equal(raw_diag$sxy, crossprod(x, w * y), tolerance = 1e-12)
+  expect_identical(raw_diag$xmax, xmax)
 })
 
 # Fitting and predicting never write into what they are given: every input is
