@@ -29,6 +29,24 @@ static void block_mean(const double *a, int n, int p, int c0, int i0, int nb, co
     }
 }
 
+/* Column j's block (rows i0 .. i0 + nb - 1): its largest |x| of rows of
+   positive weight merged into xmax[j], and its weighted mean of x - shift
+   (0 without a shift: nothing centered), also stored in mean[j] with one. */
+static inline double column_max_mean(const double *col, int j, int i0, int nb, const double *pw,
+                                     double wb, const double *shift, double *xmax, double *mean)
+{
+    double top = xmax[j], s = 0.0, sh = shift ? shift[j] : 0.0;
+    for (int i = 0; i < nb; i++) {
+        double a = fabs(col[i]);
+        if (pw[i0 + i] > 0.0 && a > top) top = a;
+        s += pw[i0 + i] * (col[i] - sh);
+    }
+    xmax[j] = top;
+    if (!shift) return 0.0;
+    mean[j] = s / wb;
+    return mean[j];
+}
+
 /* Without the Gram (`gram` FALSE: wide x, whose d may be tens of thousands):
    the block's largest |x| of rows of positive weight into xmax, its weighted
    means (of x - shift; NULL shift: none, and no centering) into mean, S (d,
@@ -50,15 +68,8 @@ static void column_moments(double *S, double *C, double *xmax, double *mean, con
         int j1 = (p + 1) * 256 < d ? (p + 1) * 256 : d;
         for (int j = p * 256; j < j1; j++) {
             const double *col = px + (size_t) n * j + i0;
-            double top = xmax[j], s = 0.0, sh = shift ? shift[j] : 0.0, q = 0.0;
-            for (int i = 0; i < nb; i++) {
-                double a = fabs(col[i]);
-                if (pw[i0 + i] > 0.0 && a > top) top = a;
-                s += pw[i0 + i] * (col[i] - sh);
-            }
-            xmax[j] = top;
-            double m = shift ? s / wb : 0.0;
-            if (shift) mean[j] = m;
+            double m = column_max_mean(col, j, i0, nb, pw, wb, shift, xmax, mean);
+            double sh = shift ? shift[j] : 0.0, q = 0.0;
             for (int i = 0; i < nb; i++) {
                 b[i] = sw[i] * ((col[i] - sh) - m);
                 q += b[i] * b[i];
@@ -155,18 +166,9 @@ static void block_columns(const double *px, int n, int d, int i0, int nb, const 
         int j1 = (p + 1) * 64 < d ? (p + 1) * 64 : d;
         for (int j = p * 64; j < j1; j++) {
             const double *col = px + (size_t) n * j + i0;
-            double top = xmax[j], s = 0.0, sh = shift ? shift[j] : 0.0;
-            for (int i = 0; i < nb; i++) {
-                double a = fabs(col[i]);
-                if (pw[i0 + i] > 0.0 && a > top) top = a;
-                s += pw[i0 + i] * (col[i] - sh);
-            }
-            xmax[j] = top;
-            double m = shift ? s / wb : 0.0;
-            if (shift) {
-                mean[j] = m;
-                dx[j] = m - mx[j];
-            }
+            double m = column_max_mean(col, j, i0, nb, pw, wb, shift, xmax, mean);
+            double sh = shift ? shift[j] : 0.0;
+            if (shift) dx[j] = m - mx[j];
             for (int i = 0; i < nb; i++) bt[j + (size_t) d * i] = sw[i] * ((col[i] - sh) - m);
         }
     }
