@@ -127,8 +127,15 @@ static void back_transform(const double *a, int n, const double *tau, double *z,
     if (k < 1) return;
     int npieces = (n + PANEL_COLS - 1) / PANEL_COLS, nblocks = (k + PANEL - 1) / PANEL;
     double budget = EIGEN_FLOPS * nth;
-    /* a stage's V (and V') hold sum m ib <= budget / (4 n) doubles, or one block */
-    size_t cap = (size_t) n * PANEL, fit = (size_t) (budget / (4.0 * n));
+    /* a stage's V (and V') hold sum m ib <= budget / (4 n) doubles, or one
+       block, and never more than all the blocks hold (at n = 5 the budget
+       alone asked R_alloc for 80 MB twice, and each call took milliseconds) */
+    size_t cap = (size_t) n * PANEL, fit = (size_t) (budget / (4.0 * n)), all = 0;
+    for (int i0 = 1; i0 <= k; i0 += PANEL) {
+        int ib = k - i0 + 1 < PANEL ? k - i0 + 1 : PANEL;
+        all += (size_t) (i0 + ib - 1) * ib;
+    }
+    if (fit > all) fit = all;
     if (fit > cap) cap = fit;
     double *v = (double *) R_alloc(cap, sizeof(double));
     double *vt = (double *) R_alloc(cap, sizeof(double));
