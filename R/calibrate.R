@@ -89,11 +89,10 @@ each_heldout <- function(engines, data, grid, nfold, cw, visit) {
   batch <- max(1L, floor(1e7 / (max(n, 1) * ncol(data$resp$y0))))
   for (b in split(seq_along(grid), ceiling(seq_along(grid) / batch))) {
     parts <- kfold_paths(engines, data, grid[b], TRUE, TRUE, nfold)
+    # (the classes and weights of a fold's rows are the same at every lambda)
+    rows <- lapply(parts, function(p) list(code = class_codes(p$y), w = observation_weights(p$weights, p$y, cw)))
     for (j in seq_along(b)) {
-      visit(b[j], lapply(parts, function(p) {
-        list(f = matrix(p$loo[, , j], dim(p$loo)[1L]), code = class_codes(p$y),
-             w = observation_weights(p$weights, p$y, cw))
-      }))
+      visit(b[j], Map(function(p, r) c(list(f = matrix(p$loo[, , j], dim(p$loo)[1L])), r), parts, rows))
     }
   }
 }
@@ -193,7 +192,8 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
     # a neighbouring lambda's map, unless it fits worse than the plain start
     # (the maps of the largest lambdas, with steep slopes, are poor starts
     # for each other: Newton's first steps from them backtracked a dozen times)
-    near <- pmax(c(start$a[-1L], start$b[slopes] * s), c(rep(-Inf, na), numeric(length(slopes))))
+    near <- c(start$a[-1L], start$b[slopes] * s)
+    near[which(bounded & near < 0)] <- 0
     at_near <- objective(near, hessian = TRUE)
     if (at_near$value < objective(theta0)$value) {
       theta0 <- near
@@ -213,7 +213,7 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
 # the Newton step's promised decrease is below the loss's rounding.
 # `cur`: the objective with its Hessian at `theta`, when already at hand.
 newton_bounded <- function(objective, theta, bounded, tol, cur = NULL, maxit = 200L) {
-  theta[bounded] <- pmax(theta[bounded], 0)
+  theta[which(bounded & theta < 0)] <- 0
   cur <- cur %||% objective(theta, hessian = TRUE)
   for (it in seq_len(maxit)) {
     held <- bounded & theta <= 0 & cur$grad > 0
@@ -231,7 +231,7 @@ newton_bounded <- function(objective, theta, bounded, tol, cur = NULL, maxit = 2
     t <- 1
     repeat {
       new <- theta + t * step
-      new[bounded] <- pmax(new[bounded], 0)
+      new[which(bounded & new < 0)] <- 0
       # the full step with the Hessian: accepted (nearly always), it starts
       # the next step without a second evaluation; the shorter ones without
       trial <- objective(new, hessian = t == 1)
