@@ -243,3 +243,27 @@ test_that("bands with a kernel: the kernel is checked", {
   src <- chunk_matrix(d$x, d$y, chunk_rows = 7)
   expect_error(rlsc(src, bands = d$group, kernel = kernel_rbf(1)), "cannot be fitted from chunks")
 })
+
+test_that("a multiple-kernel fit predicts at any lambda, and after saveRDS()", {
+  d <- mk_data(n = 30, seed = 14)
+  kern <- mk_kernels$polynomial
+  fit <- quiet_edges(rlsc(d$x, d$y, bands = d$group, band_weights = d$cand, lambda = d$lambda,
+                          kernel = kern$kernel))
+  new <- d$x[1:4, ] * 0.9
+  for (l in c(0.7, 7)) {   # off the grid: each column's candidate's engine solves at l
+    p <- predict(fit, new, lambda = l)
+    for (t in 1:3) {
+      w <- d$cand[fit$band_index[t], ]
+      sol <- ref_bordered(mk_gram(d$x, d$x, d$group, w, kern$fun), d$y[, t], lambda = l)
+      expect_equal(unname(p[, t]), drop(ref_kernel_predict(sol, mk_gram(new, d$x, d$group, w, kern$fun))),
+                   tolerance = 1e-8)
+    }
+  }
+  path <- tempfile(fileext = ".rds")
+  saveRDS(fit, path)
+  expect_equal(predict(readRDS(path), new), predict(fit, new), tolerance = 1e-12)
+  # per_response = FALSE keeps, as kernel fits do, the solutions of its grid only
+  one <- quiet_edges(rlsc(d$x, d$y, bands = d$group, band_weights = d$cand, lambda = d$lambda,
+                          kernel = kern$kernel, per_response = FALSE))
+  expect_error(predict(one, new, lambda = 0.7), "not on the grid of this kernel fit")
+})
