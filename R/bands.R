@@ -35,9 +35,7 @@ check_bands <- function(args, xnames, assign, kernel, pf) {
     }
     return(NULL)
   }
-  if (!is.null(kernel)) {
-    stop_arg("`bands` needs the linear kernel (banded ridge), not a ", kernel$name, " kernel")
-  }
+  if (!is.null(kernel)) check_band_kernel(kernel)
   if (!is.null(pf)) {
     stop_arg("`bands` and `penalty_factor` both set the penalty of each column: give one of them")
   }
@@ -49,6 +47,27 @@ check_bands <- function(args, xnames, assign, kernel, pf) {
     draw_candidates(names, check_count(args$n_candidates, "n_candidates"))
   }
   list(group = as.integer(group), names = names, candidates = candidates)
+}
+
+# The kernel of multiple-kernel ridge (`bands` with a kernel): one kernel of
+# the family per group, on that group's columns.  The built-in RBF and
+# polynomial kernels with one value of each parameter: a candidate is a
+# weighting of the group kernels, and crossing it with parameter settings
+# would multiply the candidates; a precomputed kernel has no columns to
+# group, and a Nystrom or random-feature kernel is primal on its own features.
+check_band_kernel <- function(kernel) {
+  if (!kernel$name %in% c("rbf", "polynomial") || inherits(kernel, "rlsc_features")) {
+    stop_arg("`bands` needs the linear kernel (banded ridge), an RBF or a polynomial kernel ",
+             "(one kernel per group: multiple-kernel ridge), not ", format(kernel))
+  }
+  if (kernel$name == "rbf" && is.null(kernel$params$sigma)) {
+    stop_arg("`bands` with an RBF kernel needs one value of `sigma`, such as kernel_rbf(1), ",
+             "not the median heuristic")
+  }
+  if (any(lengths(kernel$params) != 1L)) {
+    stop_arg("`bands` with a kernel needs one value of each kernel parameter (the candidates ",
+             "are the group weights), not ", format(kernel), "; fit each value apart")
+  }
 }
 
 # The group of each column as a factor (its levels the groups, in order).
@@ -185,7 +204,10 @@ fit_bands <- function(data, spec, call) {
   if (!spec$crit$per_response) {
     best <- search_settings(search, spec)
     chosen <- best$j
-    best$setting <- NULL   # a candidate, not a kernel setting
+    # a candidate, not a kernel setting; with a kernel (multiple-kernel
+    # ridge) the fit is a kernel fit of that kernel and the chosen candidate's table
+    best$setting <- spec$kernel
+    best$tables <- best$tables[chosen]
     # the chosen candidate's fold engines calibrate probabilities (calibrate_fit())
     search$fold_engines <- function(kern, fold, nfold, sd) search$candidate_folds(chosen, fold, nfold)
     fit <- new_fit(call, best, search, spec)
@@ -209,8 +231,11 @@ fit_bands <- function(data, spec, call) {
   sel <- list(index_min = stats::setNames(best$imin, spec$crit$responses),
               index_1se = stats::setNames(best$i1se, spec$crit$responses))
   # (one candidate per response column: no calibration of probabilities)
+  kernel <- if (!is.null(spec$kernel)) {
+    list(kernel = spec$kernel, sigma_min = spec$kernel$params$sigma)
+  }
   fit <- new_rlsc(call, eng, search$data, best$path, sel, spec, form = search$form, sd = search$sd,
-                  rownames = rownames(search$data$rows$x))
+                  kernel = kernel, rownames = rownames(search$data$rows$x))
   band_fit(fit, spec, best$cand, best$scores)
 }
 
@@ -262,7 +287,7 @@ band_search <- function(data, spec) {
     lambda <- spec$lambda %||% band_default_grid(base, data, spec, what)
     bands$graded <- graded_bands(base$values, bands$candidates, lambda)
     rm(base)
-  } else {
+  } else if (is.null(spec$kernel)) {
     pass <- NULL
     sd <- standardize_rows(data, spec)
     groups <- group_kernels(all_rows(data), bands, sd, spec$intercept)
@@ -274,9 +299,29 @@ band_search <- function(data, spec) {
       dual_build(kernel, part, spec, sd, scale, full)
     }
     lambda <- spec$lambda %||% if (spec$crit$per_response) band_default_grid(build(0L)$engine, data, spec, what)
+  } else {
+    # multiple-kernel ridge: candidate w's kernel is sum_g w_g K_g, K_g the
+    # kernel of group g's (standardized) columns; j = 0, every weight 1,
+    # gives the default grid as the unweighted columns do for the linear kernel
+    pass <- NULL
+    what <- "the weighted centered kernel"
+    sd <- standardize_rows(data, spec)
+    rows <- dense_kernel_rows(spec$kernel, all_rows(data))
+    groups <- group_kernels(rows, bands, sd, spec$intercept, spec$kernel)
+    weights <- function(j) if (j == 0L) rep(1, length(bands$names)) else bands$candidates[j, ]
+    build <- function(j, cols = NULL, full = TRUE, fold = TRUE) {
+      part <- if (is.null(cols)) data else select_responses(data, cols)
+      kernel <- band_kernel(spec$kernel, bands, weights(j), rows, sd, spec$intercept, groups)
+      dual_build(kernel, part, spec, sd, sd, full)
+    }
+    lambda <- spec$lambda %||% if (spec$crit$per_response) band_default_grid(build(0L)$engine, data, spec, what)
   }
   # the fold engines of candidate j for other folds (calibration)
   candidate_folds <- function(j, fold, nfold) {
+    if (!is.null(spec$kernel)) {
+      kernel <- band_kernel(spec$kernel, bands, bands$candidates[j, ], rows, sd, spec$intercept, groups)
+      return(dual_fold_builder(kernel, rows, fold, spec, sd))
+    }
     scale <- band_scale(bands, bands$candidates[j, ], sd)
     if (form == "primal") return(primal_fold_engines(with_folds(data, fold), spec, nfold, scale))
     dual_fold_builder(kernel_linear(), all_rows(data), fold, spec, scale)
@@ -300,19 +345,51 @@ band_default_grid <- function(base, data, spec, what) {
 # per group instead of n^2 d for the kernel of its rescaled columns.  NULL
 # (each candidate's kernel from its columns) when they would take more than
 # options(rlsc.band_memory) bytes.
-group_kernels <- function(rows, bands, sd, intercept) {
+# With a kernel of another family (multiple-kernel ridge), that kernel of
+# each group's columns, moved as kernel_origin() moves its rows.
+group_kernels <- function(rows, bands, sd, intercept, kernel = kernel_linear()) {
   x <- rows$x
   ng <- length(bands$names)
   if (8 * ng * as.double(nrow(x))^2 > getOption("rlsc.band_memory", 5e8)) return(NULL)
-  origin <- kernel_origin(kernel_linear(), x, rows$y, rows$w, intercept)
+  origin <- kernel_origin(kernel, x, rows$y, rows$w, intercept)
   scale <- sd %||% rep(1, ncol(x))
   k <- lapply(seq_len(ng), function(g) {
     cols <- which(bands$group == g)
     if (is_sparse(x)) return(as.matrix(Matrix::tcrossprod(scale_columns(x[, cols, drop = FALSE], scale[cols]))))
-    c_kernel_matrix(x[, cols, drop = FALSE], x[, cols, drop = FALSE], "linear", numeric(0),
-                    origin$shift[cols], origin$center[cols], scale[cols])
+    group_kernel(kernel, x, NULL, cols, origin$shift, origin$center, scale)
   })
   list(k = k, shift = origin$shift, center = origin$center)
+}
+
+# The kernel of the columns `cols` between rows x and z (z = NULL: x), the
+# rows moved by shift + center and the columns divided by `scale`.
+group_kernel <- function(kernel, x, z, cols, shift, center, scale) {
+  c_kernel_matrix(x[, cols, drop = FALSE], if (!is.null(z)) z[, cols, drop = FALSE], kernel$name,
+                  kernel_params(kernel), shift[cols], center[cols], scale[cols])
+}
+
+# sum_g w_g K_g(x_g, z_g) over the groups of positive weight: a multiple-kernel
+# candidate's kernel between rows x and z, group by group.
+weighted_kernel <- function(kernel, group, w, x, z, shift, center, scale) {
+  pos <- which(w > 0)
+  Reduce(`+`, lapply(pos, function(g) {
+    w[g] * group_kernel(kernel, x, z, which(group == g), shift, center, scale)
+  }))
+}
+
+# Multiple-kernel candidate w as the dual engine takes it: the family's
+# kernel with the weighted sum of the group kernels over all rows as `gram`
+# (from the group kernels when formed, else group by group) and the weights
+# as `bands`, by which dual_cross() gives new rows the same kernel.
+band_kernel <- function(kernel, bands, w, rows, sd, intercept, groups = NULL) {
+  kernel$gram <- if (!is.null(groups)) candidate_gram(groups, w) else {
+    origin <- kernel_origin(kernel, rows$x, rows$y, rows$w, intercept)
+    list(k = weighted_kernel(kernel, bands$group, w, rows$x, NULL, origin$shift, origin$center,
+                             sd %||% rep(1, ncol(rows$x))),
+         shift = origin$shift, center = origin$center)
+  }
+  kernel$bands <- list(group = bands$group, weights = unname(w))
+  kernel
 }
 
 # Candidate w's kernel from the group kernels: sum_g w_g K_g over its groups
@@ -520,11 +597,11 @@ banded_engine <- function(search, spec, chosen) {
   band_counter$n <- band_counter$n + 1
   structure(list(
     form = search$form, values = numeric(0), dropped = 0, noise = 0, g = matrix(0, 0L, nt),
-    intercept = spec$intercept, kernel = kernel_linear(),
+    intercept = spec$intercept, kernel = spec$kernel %||% kernel_linear(),
     id = paste0(format(Sys.time(), "%Y%m%d%H%M%OS6"), "-", band_counter$n),
     bands = spec$bands, chosen = as.integer(chosen), sd = search$sd,
     moments = search$mom,
-    rows = if (search$form != "primal") all_rows(data),
+    rows = if (search$form != "primal") dense_kernel_rows(spec$kernel %||% kernel_linear(), all_rows(data)),
     free = spec$free), class = c("rlsc_banded", "rlsc_engine"))
 }
 
@@ -554,10 +631,16 @@ band_sub_engine <- function(eng, j) {
   scale <- band_scale(eng$bands, eng$bands$candidates[j, ], eng$sd)
   sub <- if (eng$form == "primal") {
     primal_engine(target_moments(eng$moments, cols), eng$intercept, scale, eng$free)
-  } else {
+  } else if (eng$kernel$name == "linear") {
     rows <- eng$rows
     rows$y <- rows$y[, cols, drop = FALSE]
     dual_engine(kernel_linear(), rows, eng$intercept, scale)
+  } else {
+    # multiple-kernel ridge: the candidate's kernel over all rows, as the search formed it
+    rows <- eng$rows
+    kernel <- band_kernel(eng$kernel, eng$bands, eng$bands$candidates[j, ], rows, eng$sd, eng$intercept)
+    rows$y <- rows$y[, cols, drop = FALSE]
+    dual_engine(kernel, rows, eng$intercept, eng$sd)
   }
   cache_engine(key, sub)
   sub
@@ -603,13 +686,29 @@ engine_coef.rlsc_banded <- function(eng, lambda) {
     }
     out$coef[, grp$cols] <- cf$coef
     out$intercept[grp$cols] <- cf$intercept
-    out$base[grp$cols] <- cf$base
+    if (!is.null(cf$base)) out$base[grp$cols] <- cf$base   # (dual coefficients have none)
   }
   out
 }
 
+# Decision values of new rows; multiple-kernel ridge through each candidate's
+# dual engine (its own kernel), with the bound of their rounding error.
 engine_decision.rlsc_banded <- function(eng, newx, lambda) {
-  linear_decision(newx, engine_coef(eng, lambda))
+  if (eng$kernel$name == "linear") return(linear_decision(newx, engine_coef(eng, lambda)))
+  nt <- length(eng$chosen)
+  lambda <- rep_len(lambda, nt)
+  f <- bound <- matrix(0, nrow(newx), nt)
+  for (grp in band_groups_of(eng)) {
+    sub <- band_sub_engine(eng, grp$j)
+    got <- at_lambdas(lambda[grp$cols], length(grp$cols), function(l) {
+      f <- engine_decision(sub, newx, l)
+      list(f = f, bound = attr(f, "bound") %||% matrix(0, nrow(f), ncol(f)))
+    })
+    f[, grp$cols] <- got$f
+    bound[, grp$cols] <- got$bound
+  }
+  attr(f, "bound") <- bound
+  f
 }
 
 engine_basis.rlsc_banded <- function(eng, newx) {

@@ -191,6 +191,12 @@ scaled_rows <- function(x, rows, scale) {
 # is the cross-kernel with all n training rows.
 dual_cross <- function(eng, newx) {
   kern <- eng$kernel
+  if (!is.null(kern$bands)) {
+    # multiple-kernel ridge (bands.R): the candidate's weighted sum of group kernels
+    return(center_cross(eng, weighted_kernel(kern, kern$bands$group, kern$bands$weights,
+                                             as.matrix(newx), eng$x, eng$shift, eng$center,
+                                             eng$scale %||% rep(1, ncol(eng$x)))))
+  }
   k <- switch(kern$name,
     precomputed = newx[, eng$rows, drop = FALSE],
     custom = custom_kernel(kern, scaled_rows(as.matrix(newx), seq_len(nrow(newx)), eng$scale),

@@ -205,8 +205,19 @@
 #'   default `5e8`). With `per_response = TRUE` (the default when `bands` is
 #'   given) each response column keeps its best (candidate, \eqn{\lambda})
 #'   by its own squared error; with `per_response = FALSE` one pair for all
-#'   columns, by `criterion`. Not with a kernel or `penalty_factor`. See
-#'   `vignette("banded")` and [plot.rlsc_banded_fit()].
+#'   columns, by `criterion`. Not with `penalty_factor`.
+#'
+#'   With `kernel = kernel_rbf(sigma)` or [kernel_polynomial()] (one value of
+#'   each parameter; several values are an error: fit each apart), `bands`
+#'   gives multiple-kernel ridge: one kernel of that family per group, on
+#'   that group's columns only (standardized first with `standardize`), and
+#'   candidate \eqn{\gamma}'s kernel \eqn{\sum_g \gamma_g K_g}; the
+#'   candidates, grid, criteria and `per_response` are those of banded
+#'   ridge, one \eqn{n \times n} eigendecomposition per candidate (and
+#'   fold). Such a fit is also a kernel fit: new rows are predicted through
+#'   each response column's own kernel sum, and [coef()] gives each column's
+#'   dual coefficients. Other kernels, and chunk sources with a kernel, are
+#'   an error. See `vignette("banded")` and [plot.rlsc_banded_fit()].
 #' @param band_weights the candidates: a matrix with one row per candidate
 #'   and one column per group (named by the groups, or in their order), rows
 #'   non-negative and summing to 1. By default `n_candidates` candidates as

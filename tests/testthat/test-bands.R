@@ -32,19 +32,6 @@ ref_band_tables <- function(x, y, w, group, cand, lambda, intercept = TRUE, fold
   })
 }
 
-# Each column's best (candidate, lambda): the smallest criterion, the first
-# candidate and the largest lambda on ties.
-ref_band_choice <- function(tables) {
-  nt <- ncol(tables[[1L]]$cvm)
-  best <- lapply(seq_len(nt), function(t) {
-    mins <- vapply(tables, function(tab) min(tab$cvm[, t]), 1)
-    j <- which.min(mins)
-    list(j = j, index = which.min(tables[[j]]$cvm[, t]), value = mins[j], all = mins)
-  })
-  list(j = vapply(best, `[[`, 1L, "j"), index = vapply(best, `[[`, 1L, "index"),
-       value = vapply(best, `[[`, 1, "value"), scores = sapply(best, `[[`, "all"))
-}
-
 # Small grids leave some columns' lambda_min at an end: muffle that warning
 # only (its own test is below).
 # The fits of short user grids, whose minimum often sits at an end (or,
@@ -234,7 +221,8 @@ test_that("band arguments are checked", {
   expect_error(rlsc(d$x, d$y, bands = d$group, band_weights = rbind(c(-1, 1, 1))), "non-negative")
   expect_error(rlsc(d$x, d$y, band_weights = d$cand), "`band_weights` needs `bands`")
   expect_error(rlsc(d$x, d$y, bands = d$group, penalty_factor = rep(1, 5)), "give one of them")
-  expect_error(rlsc(d$x, d$y, bands = d$group, kernel = "rbf"), "needs the linear kernel")
+  expect_error(rlsc(d$x, d$y, bands = d$group, kernel = kernel_custom(function(x, z) tcrossprod(x, z))),
+               "`bands` needs the linear kernel .* an RBF or a polynomial kernel .* not custom")
   expect_error(rlsc(d$x, d$y, bands = list(a = 1:2, b = 2:5)), "in two")
   expect_error(rlsc(d$x, d$y, bands = list(a = 1:2, b = 3:4)), "in none")
   expect_error(rlsc(d$x, d$y, bands = d$group, n_candidates = 0), "`n_candidates` must be a whole number")
