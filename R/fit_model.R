@@ -127,6 +127,14 @@ primal_build <- function(data, spec, standardize, penalty_factor) {
   scale <- column_multiplier(sd, penalty_factor)
   built <- primal_engines(pass, spec, scale, sd)
   if (!is.null(blocks)) built$folds <- blocks(pass$data, scale)
+  # pass 1's S_xy (d x T) is garbage now, and with many response columns
+  # large (190 MB at d = 500, T = 50000): R, which collects when its heap
+  # reaches about 1.4 times the largest live memory, would keep it through
+  # the evaluation; a full collection (tens of ms) frees it when it is large
+  if (length(pass$mom$sxy) > 2^23) {
+    rm(pass)
+    gc(FALSE)
+  }
   built
 }
 

@@ -53,12 +53,25 @@ fold_name <- function(k, labels = NULL) paste("fold", if (is.null(labels)) k els
 # (`training`: those merged moments, when already at hand; else merged one
 # fold at a time, so that one fold's training moments exist at once).
 # `eigens`: one eigendecomposition function per fold (primal_engine()).
+# Each engine's garbage (its training moments, the merges' temporaries: a
+# few d x T each) is collected before the next engine is built, by a
+# collection of the youngest generation (under a millisecond): left to
+# itself R collects when its heap reaches about 1.4 times the largest live
+# memory seen, and with y of 800 MB the K engines' garbage would pile up to
+# hundreds of MB (fold_collect()).
 fold_engines <- function(folds, intercept, scale, free, training = NULL, labels = NULL,
                          eigens = NULL) {
   lapply(seq_along(folds), function(k) {
-    primal_engine(training[[k]] %||% fold_training(folds, labels, k)[[1L]], intercept, scale, free,
-                  eigens[[k]] %||% c_eigen)
+    fold_collect(primal_engine(training[[k]] %||% fold_training(folds, labels, k)[[1L]], intercept,
+                               scale, free, eigens[[k]] %||% c_eigen))
   })
+}
+
+# `value`, after a collection of the youngest generation of R's heap: the
+# temporaries of one fold's work, freed before the next fold makes its own.
+fold_collect <- function(value) {
+  gc(FALSE, full = FALSE)
+  value
 }
 
 # The moments of the training rows of folds `which`: the other folds' merged.
@@ -125,8 +138,8 @@ held_out_rows <- function(rows, i, nfold) {
 
 heldout_paths <- function(held, engines, lambda, classify, keep, unit) {
   lapply(seq_along(engines), function(k) {
-    row_path(primal_rows(engines[[k]], held[[k]], heldout = TRUE), engines[[k]], lambda, classify,
-             keep, unit)
+    fold_collect(row_path(primal_rows(engines[[k]], held[[k]], heldout = TRUE), engines[[k]], lambda,
+                          classify, keep, unit))
   })
 }
 

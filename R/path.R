@@ -8,7 +8,7 @@
 # values and, on request, the kept outputs (1 - h, fitted and LOO values, and
 # the rows' y and weights).
 #
-# y, g and r0 go to C divided by `unit` (data$unit, loss_unit()), a power of
+# y, g and r0 are divided in C by `unit` (data$unit, loss_unit()), a power of
 # two near max |y| (exact), so that the squared losses and the squared
 # deviations of the squared losses (about y^4) neither overflow nor
 # underflow: y of 1e80 or 1e-80 has standard errors, not Inf or 0.  The
@@ -81,7 +81,8 @@ engine_path.rlsc_dual <- function(eng, data, lambda, classify = FALSE, keep = FA
 # (y - yorigin[1, ]) - yorigin[2, ]), y, w, omega, rows (indices into the
 # set's rows, NULL: all), complement), through src/path.c.
 row_path <- function(set, eng, lambda, classify, keep, unit, space = NULL) {
-  g <- (if (set$complement) eng$g / sqrt(eng$values) else eng$g) / unit
+  # (c_loo_path() divides g by `unit` itself: no copy of g, r x T)
+  g <- if (set$complement) eng$g / sqrt(eng$values) else eng$g
   rows <- set$rows %||% seq_len(nrow(set$basis))
   if (is.null(space)) {
     part <- c_loo_path(basis = set$basis, values = eng$values, g = g, q = set$q, r0 = set$r0,
@@ -92,7 +93,7 @@ row_path <- function(set, eng, lambda, classify, keep, unit, space = NULL) {
     r0 <- set$r0 %||% ((set$y - rep(set$yorigin[1L, ], each = nrow(set$y))) -
                          rep(set$yorigin[2L, ], each = nrow(set$y)))
     inside <- space_rows(space, r0 / unit)
-    part <- c_loo_path(basis = set$basis, values = eng$values, g = g %*% space$basis, q = set$q,
+    part <- c_loo_path(basis = set$basis, values = eng$values, g = g %*% space$basis / unit, q = set$q,
                        r0 = inside$r0, y = inside$r0, w = set$w, omega = set$omega, rows = rows,
                        lambda = lambda, complement = set$complement, classify = classify,
                        keep = keep, perp = inside$perp, unit = 1)

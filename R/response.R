@@ -32,15 +32,14 @@ encode_response <- function(y, n) {
   if (!ncol(ymat)) stop_arg("`y` must have at least one column")
   if (!is.double(ymat)) storage.mode(ymat) <- "double"
   if (!all_finite(ymat)) stop_arg("`y` must not contain NA, NaN or Inf values")
-  # max - min (not range(), which copies): no n-vector copy for one column,
-  # and no apply() (a transposed copy) for thousands
-  spread <- if (ncol(ymat) == 1L) max(ymat) - min(ymat) else {
-    vapply(seq_len(ncol(ymat)), function(j) max(ymat[, j]) - min(ymat[, j]), 1)
-  }
-  if (all(spread == 0)) {
+  # the largest spread of a column, in C: no copy of y (apply() transposes
+  # it) nor of each column (with thousands of columns, hundreds of MB of
+  # freed heap that stays resident)
+  spread <- c_max_spread(ymat)
+  if (spread == 0) {
     stop_arg("`y` is constant: every response column has a single distinct value")
   }
-  if (max(spread) < sqrt(.Machine$double.xmin) / .Machine$double.eps) {
+  if (spread < sqrt(.Machine$double.xmin) / .Machine$double.eps) {
     stop_arg("`y` is too small in magnitude: its squared leave-one-out errors underflow; ",
              "rescale it")
   }

@@ -38,9 +38,10 @@
    r0 may be NULL with `yorigin` (2 x T: the response's shift and mean, as
    the primal engine has them): then r0 = (y - shift) - mean, formed here per
    block instead of as an n x T matrix in R.
-   y and r0 are read divided by `unit` (R/path.R, loss_unit(): a power of
+   y, r0 and g are read divided by `unit` (R/path.R, loss_unit(): a power of
    two, so multiplying by its inverse is exact), here rather than in R, where
-   it took two copies of them per call. */
+   it took copies of them per call (g, r x T: 190 MB at 50000 columns); g's
+   through the filter's sign, which multiplies every product term once. */
 #include "rlsc.h"
 
 /* 1 - h at or below these: the point is interpolated (within rounding) and
@@ -298,7 +299,7 @@ static void path_piece(const path_job *job, int b, int c, double *scratch, piece
        scratch allows on both sides keeps both passes small against the
        multiply-adds (held-out rows of K-fold, many response columns, had
        half the GEMM rate with 64-row blocks and g filtered per row block). */
-    double sign = comp ? 1.0 : -1.0;
+    double sign = (comp ? 1.0 : -1.0) * job->inv_unit;   /* (g in units: exact) */
     int on_rows = nb <= tb;
     for (int l0 = 0; l0 < nl; l0 += job->lc) {
         int lcn = nl - l0 < job->lc ? nl - l0 : job->lc, ncol = lcn * tb, mrow = lcn * nb;

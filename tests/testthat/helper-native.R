@@ -10,7 +10,7 @@
 
 native_entry_points <- c("rlsc_moments", "rlsc_eigen", "rlsc_project", "rlsc_crossprod", "rlsc_loo_path",
                          "rlsc_kernel_matrix", "rlsc_kernel_asymmetry", "rlsc_kernel_eigen",
-                         "rlsc_abs_max", "rlsc_softmax_map", "rlsc_thread_info", "rlsc_blas_set_threads")
+                         "rlsc_abs_max", "rlsc_max_spread", "rlsc_softmax_map", "rlsc_thread_info", "rlsc_blas_set_threads")
 
 # Random doubles of length n with, sometimes, special values among them.
 native_values <- function(n) {
@@ -88,6 +88,7 @@ native_valid_args <- function(name) {
            if (flag()) native_values(ncol(x)), if (flag()) abs(native_values(ncol(x))), flag(), threads)
     },
     rlsc_abs_max = list(native_values(dim_of())),
+    rlsc_max_spread = list(native_matrix(n, d)),
     rlsc_softmax_map = {
       k <- sample(2:5, 1L)
       ns <- sample(0:k, 1L)

@@ -101,6 +101,11 @@ entry_points <- list(
     bad = list(list(1:2, "'x' must be a double vector"), list("a", "'x' must be a double vector"),
                list(NULL, "'x' must be a double vector")),
     arg = c(1, 1, 1)),
+  C_rlsc_max_spread = list(
+    ok = list(matrix(1, 4, 2)),
+    bad = list(list(1:8, "'y' must be a double matrix"), list(c(1, 2), "'y' must be a matrix"),
+               list(NULL, "'y' must be a double matrix")),
+    arg = c(1, 1, 1)),
   C_rlsc_softmax_map = list(
     ok = list(matrix(0.5, 4, 2), c(1L, 2L, 1L, 2L), c(0.6, 0.6), rep(0.25, 4), c(0, 1, 1), 1:2, TRUE),
     bad = list(
@@ -148,6 +153,20 @@ test_that("abs_max is the largest magnitude, NA for NA or NaN, Inf for Inf", {
   expect_identical(abs_max(c(1, NaN)), NA_real_)
   expect_identical(abs_max(c(1, -Inf)), Inf)
   expect_identical(abs_max(matrix(c(0, -1e300), 1)), 1e300)
+})
+
+test_that("max_spread is the largest max - min of a column, without copying the columns", {
+  max_spread <- function(y) .Call(getFromNamespace("C_rlsc_max_spread", "rlsc"), y)
+  set.seed(7)
+  for (shape in list(c(1, 1), c(5, 1), c(1, 4), c(30, 7), c(200, 300))) {
+    y <- matrix(rnorm(prod(shape)) * 10^runif(prod(shape), -3, 3), shape[1L], shape[2L])
+    y[, 1L] <- y[1L, 1L]   # a constant column among them
+    expect_identical(max_spread(y), max(apply(y, 2, function(v) diff(range(v)))))
+  }
+  expect_identical(max_spread(matrix(c(5, -1e300, 2, 2), 2)), 5 + 1e300)
+  expect_identical(max_spread(matrix(3, 4, 3)), 0)
+  expect_identical(max_spread(matrix(numeric(), 0, 3)), 0)
+  expect_identical(max_spread(matrix(numeric(), 3, 0)), 0)
 })
 
 test_that("the C entry points survive empty inputs", {
