@@ -63,14 +63,17 @@ fold_engines <- function(folds, intercept, scale, free, training = NULL, labels 
                          eigens = NULL) {
   lapply(seq_along(folds), function(k) {
     fold_collect(primal_engine(training[[k]] %||% fold_training(folds, labels, k)[[1L]], intercept,
-                               scale, free, eigens[[k]] %||% c_eigen))
+                               scale, free, eigens[[k]] %||% c_eigen), length(folds[[k]]$sxy))
   })
 }
 
-# `value`, after a collection of the youngest generation of R's heap: the
-# temporaries of one fold's work, freed before the next fold makes its own.
-fold_collect <- function(value) {
-  gc(FALSE, full = FALSE)
+# `value`, after a collection of the youngest generation of R's heap when
+# the fold's work made large temporaries (`numbers`, the size of its d x T
+# cross-products, above 2^20: 8 MB): they are freed before the next fold
+# makes its own.  (Each collection costs about a millisecond, and a banded
+# search evaluates candidates x folds x blocks of rows.)
+fold_collect <- function(value, numbers) {
+  if (numbers > 2^20) gc(FALSE, full = FALSE)
   value
 }
 
@@ -139,7 +142,7 @@ held_out_rows <- function(rows, i, nfold) {
 heldout_paths <- function(held, engines, lambda, classify, keep, unit) {
   lapply(seq_along(engines), function(k) {
     fold_collect(row_path(primal_rows(engines[[k]], held[[k]], heldout = TRUE), engines[[k]], lambda,
-                          classify, keep, unit))
+                          classify, keep, unit), length(engines[[k]]$g))
   })
 }
 
