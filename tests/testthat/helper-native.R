@@ -10,7 +10,8 @@
 
 native_entry_points <- c("rlsc_moments", "rlsc_eigen", "rlsc_project", "rlsc_crossprod", "rlsc_loo_path",
                          "rlsc_kernel_matrix", "rlsc_kernel_asymmetry", "rlsc_kernel_eigen",
-                         "rlsc_abs_max", "rlsc_max_spread", "rlsc_softmax_map", "rlsc_thread_info", "rlsc_blas_set_threads")
+                         "rlsc_abs_max", "rlsc_max_spread", "rlsc_softmax_map", "rlsc_thread_info",
+                         "rlsc_blas_set_threads")
 
 # Random doubles of length n with, sometimes, special values among them.
 native_values <- function(n) {

@@ -19,7 +19,7 @@ test_that("options(rlsc.threads) sets the threads, checked, with a default", {
   }
 })
 
-test_that("the default threads follow OMP_THREAD_LIMIT, OMP_NUM_THREADS, R CMD check's limit and the futureverse's cores", {
+test_that("the default threads follow OMP_THREAD_LIMIT, OMP_NUM_THREADS, R CMD check's limit and the cores", {
   with_env <- function(vars, expr) {
     old <- Sys.getenv(names(vars), unset = NA, names = TRUE)
     on.exit({
