@@ -14,22 +14,13 @@ mk_gram <- function(x, z, group, w, fun) {
 # squared error of each response column by refits.
 mk_tables <- function(x, y, w, group, cand, lambda, fun, intercept = TRUE, folds = NULL) {
   y <- as.matrix(y)
-  lapply(seq_len(nrow(cand)), function(j) {
+  ref_candidate_tables(y, w, cand, lambda, folds, function(j) {
     k <- mk_gram(x, x, group, cand[j, ], fun)
-    per_col <- lapply(seq_len(ncol(y)), function(t) {
-      if (is.null(folds)) {
-        vals <- vapply(lambda, function(l) {
-          loo <- ref_kernel_loo(k, y[, t], w, l, intercept)
-          ref_criterion((y[, t] - loo[, 1L])^2, w)
-        }, numeric(2))
-        return(list(cvm = vals[1L, ], cvsd = vals[2L, ]))
-      }
-      ref_kfold(y[, t], w, folds, lambda, function(train, held, l) {
-        sol <- ref_bordered(k, y[, t], w * train, l, intercept)
-        ref_kernel_predict(sol, k[held, , drop = FALSE])
-      })
-    })
-    list(cvm = sapply(per_col, `[[`, "cvm"), cvsd = sapply(per_col, `[[`, "cvsd"))
+    list(loo = function(t, l) ref_kernel_loo(k, y[, t], w, l, intercept),
+         heldout = function(t, train, held, l) {
+           sol <- ref_bordered(k, y[, t], w * train, l, intercept)
+           ref_kernel_predict(sol, k[held, , drop = FALSE])
+         })
   })
 }
 

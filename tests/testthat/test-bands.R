@@ -12,23 +12,13 @@ band_x <- function(x, group, w) {
 # K-fold) squared error of each response column.
 ref_band_tables <- function(x, y, w, group, cand, lambda, intercept = TRUE, folds = NULL) {
   y <- as.matrix(y)
-  lapply(seq_len(nrow(cand)), function(j) {
+  ref_candidate_tables(y, w, cand, lambda, folds, function(j) {
     xs <- band_x(x, group, cand[j, ])
-    per_col <- lapply(seq_len(ncol(y)), function(t) {
-      if (is.null(folds)) {
-        vals <- vapply(lambda, function(l) {
-          loo <- ref_loo(xs, y[, t], w, l, intercept)
-          ref_criterion((y[, t] - loo[, 1L])^2, w)
-        }, numeric(2))
-        list(cvm = vals[1L, ], cvsd = vals[2L, ])
-      } else {
-        ref_kfold(y[, t], w, folds, lambda, function(train, held, l) {
-          cf <- ref_coef(xs[train, , drop = FALSE], y[train, t], w[train], l, intercept)
-          ref_predict(cf, xs[held, , drop = FALSE], intercept)
-        })
-      }
-    })
-    list(cvm = sapply(per_col, `[[`, "cvm"), cvsd = sapply(per_col, `[[`, "cvsd"))
+    list(loo = function(t, l) ref_loo(xs, y[, t], w, l, intercept),
+         heldout = function(t, train, held, l) {
+           cf <- ref_coef(xs[train, , drop = FALSE], y[train, t], w[train], l, intercept)
+           ref_predict(cf, xs[held, , drop = FALSE], intercept)
+         })
   })
 }
 
