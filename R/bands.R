@@ -220,7 +220,7 @@ fit_bands <- function(data, spec, call) {
   check_band_boundary(search, spec, best)
   lambda <- best$lambda
   used <- unique(best$cand)
-  subs <- lapply(used, band_sub_engine, eng = eng)
+  subs <- band_sub_engines(eng, used)
   bad <- vapply(subs, function(e) any(unreliable(e, lambda)), NA)
   if (any(bad)) warn_unreliable(subs[[which(bad)[1L]]], lambda)
   # df: the mean over the response columns of their candidates' degrees of freedom
@@ -264,13 +264,14 @@ band_search <- function(data, spec) {
   bands <- spec$bands
   form <- linear_form(data, spec)
   what <- "the weighted cross-products of `x`"
+  build_batch <- NULL
   if (form == "primal") {
     pass <- primal_moments(data, spec)
     # each fold's training moments, merged once for every candidate
     if (!is.null(pass$folds)) pass$training <- fold_training(pass$folds, spec$cv$labels)
     sd <- if (spec$standardize) scale_from_moments(pass$mom)
     data <- pass$data
-    build <- function(j, cols = NULL, full = TRUE, fold = TRUE) {
+    build <- function(j, cols = NULL, full = TRUE, fold = TRUE, eigens = NULL) {
       part <- pass
       if (!is.null(cols) && !identical(as.integer(cols), seq_along(pass$mom$ybar))) {
         part$mom <- target_moments(pass$mom, cols)
@@ -281,7 +282,22 @@ band_search <- function(data, spec) {
         part$data <- select_responses(pass$data, cols)
       }
       scale <- if (j == 0L) sd else band_scale(bands, bands$candidates[j, ], sd)
-      primal_engines(part, spec, scale, sd, full, fold)
+      primal_engines(part, spec, scale, sd, full, fold, eigens)
+    }
+    # the engines of candidates `batch` (their engines, `full`, and fold
+    # engines, `fold`, for response columns `cols`, or cols[[b]] for
+    # candidate b), their Grams decomposed together (two at a time on two
+    # threads: batched_eigens())
+    build_batch <- function(batch, cols, full = TRUE, fold = TRUE) {
+      scales <- lapply(batch, function(j) band_scale(bands, bands$candidates[j, ], sd))
+      folds <- if (fold) pass$training
+      moms <- c(if (full) list(pass$mom), folds)
+      eigs <- batched_eigens(rep(moms, length(batch)), rep(scales, each = length(moms)), spec$free)
+      per <- split(eigs, rep(seq_along(batch), each = length(moms)))
+      if (!is.list(cols)) cols <- rep(list(cols), length(batch))
+      Map(function(j, cj, e) {
+        build(j, cj, full, fold, list(full = if (full) e[[1L]], folds = if (length(folds)) e[full + seq_along(folds)]))
+      }, batch, cols, per)
     }
     base <- build(0L, fold = FALSE)$engine
     lambda <- spec$lambda %||% band_default_grid(base, data, spec, what)
@@ -291,7 +307,7 @@ band_search <- function(data, spec) {
     pass <- NULL
     sd <- standardize_rows(data, spec)
     groups <- group_kernels(all_rows(data), bands, sd, spec$intercept)
-    build <- function(j, cols = NULL, full = TRUE, fold = TRUE) {
+    build <- function(j, cols = NULL, full = TRUE, fold = TRUE, eigens = NULL) {   # (eigens: primal)
       part <- if (is.null(cols)) data else select_responses(data, cols)
       scale <- if (j == 0L) sd else band_scale(bands, bands$candidates[j, ], sd)
       kernel <- kernel_linear()
@@ -309,7 +325,7 @@ band_search <- function(data, spec) {
     rows <- dense_kernel_rows(spec$kernel, all_rows(data))
     groups <- group_kernels(rows, bands, sd, spec$intercept, spec$kernel)
     weights <- function(j) if (j == 0L) rep(1, length(bands$names)) else bands$candidates[j, ]
-    build <- function(j, cols = NULL, full = TRUE, fold = TRUE) {
+    build <- function(j, cols = NULL, full = TRUE, fold = TRUE, eigens = NULL) {   # (eigens: primal)
       part <- if (is.null(cols)) data else select_responses(data, cols)
       kernel <- band_kernel(spec$kernel, bands, weights(j), rows, sd, spec$intercept, groups)
       dual_build(kernel, part, spec, sd, sd, full)
@@ -327,7 +343,7 @@ band_search <- function(data, spec) {
     dual_fold_builder(kernel_linear(), all_rows(data), fold, spec, scale)
   }
   list(settings = as.list(seq_len(nrow(bands$candidates))), grid = NULL, form = form, sd = sd,
-       data = data, mom = pass$mom, build = build, lambda = lambda, bands = bands,
+       data = data, mom = pass$mom, build = build, build_batch = build_batch, lambda = lambda, bands = bands,
        candidate_folds = candidate_folds, what = what)
 }
 
@@ -441,7 +457,10 @@ search_per_response <- function(search, spec) {
   for (cols in plan$targets) {
     part <- select_responses(data, cols)
     for (batch in plan$batches) {
-      built <- lapply(batch, search$build, cols = cols, full = spec$cv$type != "kfold")
+      full <- spec$cv$type != "kfold"
+      built <- if (is.null(search$build_batch)) lapply(batch, search$build, cols = cols, full = full) else {
+        search$build_batch(batch, cols, full)
+      }
       tables <- candidate_tables(built, part, lambda, spec, search$form)
       rm(built)
       for (b in seq_along(batch)) {
@@ -522,7 +541,9 @@ merge_band_parts <- function(a, b) {
 
 # Blocks of response columns and batches of candidates whose engines (per
 # candidate: one, or K for K-fold, each about d x r + r x T numbers in the
-# primal) stay within options(rlsc.band_memory) bytes (default 5e8).
+# primal, and while the batch is built its eigendecomposition, d x d more:
+# batched_eigens()) stay within options(rlsc.band_memory) bytes (default
+# 5e8).
 band_plan <- function(search, spec, data, nt, nc) {
   budget <- getOption("rlsc.band_memory", 5e8)
   d <- length(data$template$xnames)
@@ -530,9 +551,9 @@ band_plan <- function(search, spec, data, nt, nc) {
     return(list(targets = list(seq_len(nt)), batches = as.list(seq_len(nc))))
   }
   engines <- if (spec$cv$type == "kfold") spec$cv$K else 1
-  per_target <- max(1, floor((budget / (8 * engines) - d^2) / d))
+  per_target <- max(1, floor((budget / (8 * engines) - 2 * d^2) / d))
   tb <- min(nt, per_target)
-  per_candidate <- 8 * engines * (d^2 + d * tb)
+  per_candidate <- 8 * engines * (2 * d^2 + d * tb)
   cb <- max(1L, min(nc, floor(budget / per_candidate)))
   list(targets = split(seq_len(nt), ceiling(seq_len(nt) / tb)),
        batches = split(seq_len(nc), ceiling(seq_len(nc) / cb)))
@@ -564,22 +585,35 @@ check_band_boundary <- function(search, spec, best) {
   responses <- spec$crit$responses
   found <- vector("list", length(responses))
   edge <- nl >= 2L & best$imin %in% c(1L, nl) & lambda[best$imin] > 0
-  for (j in unique(best$cand[edge])) {
-    cols <- which(edge & best$cand == j)
-    built <- search$build(j, cols)
-    probes <- setdiff(beyond_probes(built$engine, lambda), lambda)
-    crit <- spec$crit
-    crit$responses <- responses[cols]
-    extended <- if (length(probes)) {
-      validation_table(built$engine, select_responses(search$data, cols), c(lambda, probes), crit,
-                       built$folds, spec$cv$K, spec$cv$labels)
+  cands <- unique(best$cand[edge])
+  cols_of <- lapply(cands, function(j) which(edge & best$cand == j))
+  # the candidates' engines in batches (their Grams decomposed together)
+  plan <- band_plan(search, spec, search$data, max(lengths(cols_of), 1L), length(cands))
+  for (batch in plan$batches) {
+    built_all <- if (is.null(search$build_batch)) Map(search$build, cands[batch], cols_of[batch]) else {
+      search$build_batch(cands[batch], cols_of[batch])
     }
-    for (t in seq_along(cols)) {
-      found[[cols[t]]] <- if (is.null(extended)) NA else {
-        beyond_grid(built$engine, extended, extended[[paste0("mse_", responses[cols[t]])]], FALSE,
-                    lambda, best$imin[cols[t]])
+    for (b in seq_along(batch)) {
+      cols <- cols_of[[batch[b]]]
+      built <- built_all[[b]]
+      probes <- setdiff(beyond_probes(built$engine, lambda), lambda)
+      crit <- spec$crit
+      crit$responses <- responses[cols]
+      # the criterion at the grid's ends these columns sit at and beyond them
+      # (the rest of the grid is the search's)
+      extended <- if (length(probes)) {
+        validation_table(built$engine, select_responses(search$data, cols),
+                         c(lambda[sort(unique(best$imin[cols]))], probes), crit, built$folds, spec$cv$K,
+                         spec$cv$labels)
+      }
+      for (t in seq_along(cols)) {
+        found[[cols[t]]] <- if (is.null(extended)) NA else {
+          beyond_grid(built$engine, extended, extended[[paste0("mse_", responses[cols[t]])]], FALSE,
+                      lambda, best$imin[cols[t]])
+        }
       }
     }
+    rm(built_all)
   }
   warn_boundary_found(found, stats::setNames(best$imin, responses), nl)
 }
@@ -622,15 +656,27 @@ validate_banded <- function(eng) {
   eng
 }
 
-# The engine of candidate j for the response columns that chose it.
-band_sub_engine <- function(eng, j) {
+# The engines of candidates `used`, built together: in the primal their
+# Grams decomposed two at a time on two threads (batched_eigens()).
+band_sub_engines <- function(eng, used) {
+  eigs <- if (eng$form == "primal") {
+    scales <- lapply(used, function(j) band_scale(eng$bands, eng$bands$candidates[j, ], eng$sd))
+    batched_eigens(rep(list(eng$moments), length(used)), scales, eng$free)
+  }
+  Map(band_sub_engine, j = used, eigen = eigs %||% list(NULL), MoreArgs = list(eng = eng))
+}
+
+# The engine of candidate j for the response columns that chose it
+# (`eigen`: as primal_engine() takes it; band_sub_engines() gives the
+# decomposition made beforehand).
+band_sub_engine <- function(eng, j, eigen = c_eigen) {
   key <- paste0(eng$id, ":", j)
   hit <- band_cache[[key]]
   if (!is.null(hit)) return(hit)
   cols <- which(eng$chosen == j)
   scale <- band_scale(eng$bands, eng$bands$candidates[j, ], eng$sd)
   sub <- if (eng$form == "primal") {
-    primal_engine(target_moments(eng$moments, cols), eng$intercept, scale, eng$free)
+    primal_engine(target_moments(eng$moments, cols), eng$intercept, scale, eng$free, eigen %||% c_eigen)
   } else if (eng$kernel$name == "linear") {
     rows <- eng$rows
     rows$y <- rows$y[, cols, drop = FALSE]

@@ -160,12 +160,16 @@ primal_moments <- function(data, spec, folds = TRUE) {
 
 # Step 2 from the moments of pass 1 (no pass over the rows): the engine of
 # the columns seen through the multipliers `scale`, and its fold engines
-# (`fold = FALSE`: the fold engines only, `full = FALSE`: the engine only).
-primal_engines <- function(pass, spec, scale, sd = NULL, full = TRUE, fold = TRUE) {
+# (`fold = FALSE`: the engine only, `full = FALSE`: the fold engines only);
+# `eigens`: their decompositions made beforehand (batched_eigens(), kfold.R),
+# `full` a hook for the engine and `folds` one per fold.
+primal_engines <- function(pass, spec, scale, sd = NULL, full = TRUE, fold = TRUE, eigens = NULL) {
   mom <- pass$mom
-  list(engine = if (full) primal_engine(mom, spec$intercept, scale, spec$free), data = pass$data,
+  list(engine = if (full) primal_engine(mom, spec$intercept, scale, spec$free, eigens$full %||% c_eigen),
+       data = pass$data,
        folds = if (fold && !is.null(pass$folds)) {
-         fold_engines(pass$folds, spec$intercept, scale, spec$free, pass$training, spec$cv$labels)
+         fold_engines(pass$folds, spec$intercept, scale, spec$free, pass$training, spec$cv$labels,
+                      eigens$folds)
        },
        npos = mom$npos, sd = sd)
 }

@@ -52,7 +52,8 @@ fold_name <- function(k, labels = NULL) paste("fold", if (is.null(labels)) k els
 # The primal engine of each fold: the other folds' moments merged
 # (`training`: those merged moments, when already at hand; else merged one
 # fold at a time, so that one fold's training moments exist at once).
-# `eigens`: one eigendecomposition function per fold (primal_engine()).
+# `eigens`: per fold an eigendecomposition function or the decomposition
+# itself (primal_engine()).
 # Each engine's garbage (its training moments, the merges' temporaries: a
 # few d x T each) is collected before the next engine is built, by a
 # collection of the youngest generation (under a millisecond): left to
@@ -61,10 +62,31 @@ fold_name <- function(k, labels = NULL) paste("fold", if (is.null(labels)) k els
 # hundreds of MB (fold_collect()).
 fold_engines <- function(folds, intercept, scale, free, training = NULL, labels = NULL,
                          eigens = NULL) {
+  if (!is.null(training) && is.null(eigens)) eigens <- batched_eigens(training, list(scale), free)
   lapply(seq_along(folds), function(k) {
     fold_collect(primal_engine(training[[k]] %||% fold_training(folds, labels, k)[[1L]], intercept,
                                scale, free, eigens[[k]] %||% c_eigen), length(folds[[k]]$sxy))
   })
+}
+
+# The eigendecompositions of several primal engines' Grams, those of
+# moments `moms` seen through column multipliers `scales` (one each):
+# made together by c_eigen_list(), which on two threads decomposes two
+# matrices of a few hundred rows at once (one thread decomposes such a
+# matrix as fast as two), one per engine for the `eigen` of
+# primal_engine(): the folds of a banded candidate, the candidates of a
+# batch (bands.R), the engines of the candidates chosen.  NULL for graded
+# scales (graded_eigen() decomposes those).
+batched_eigens <- function(moms, scales, free) {
+  graded <- vapply(scales, function(s) isTRUE(attr(s, "graded")) && !length(free), NA)
+  eigs <- vector("list", length(moms))
+  if (all(graded)) return(eigs)
+  grams <- Map(function(mom, scale) {
+    mom$sxy <- NULL   # only the Gram: no scaled copy of the d x T cross-products
+    engine_gram(mom, scale, free)$sxx
+  }, moms[!graded], scales[!graded])
+  eigs[!graded] <- c_eigen_list(grams)
+  eigs
 }
 
 # `value`, after a collection of the youngest generation of R's heap when

@@ -143,7 +143,7 @@ scale_from_moments <- function(mom) {
 # The moments of the columns divided by `s` (exact up to rounding).
 scale_moments <- function(mom, s) {
   mom$sxx <- mom$sxx / (if (is.matrix(mom$sxx)) tcrossprod(s) else s^2)
-  mom$sxy <- mom$sxy / s
+  if (!is.null(mom$sxy)) mom$sxy <- mom$sxy / s
   mom$xbar <- mom$xbar / s
   mom$shift <- mom$shift / s
   mom$xmax <- mom$xmax / s

@@ -18,6 +18,13 @@ c_eigen <- function(s) {
   .Call(C_rlsc_eigen, s, thread_count())
 }
 
+# The same for a list of matrices: those of a few hundred rows two at a time
+# on two threads (one thread each), with the results of c_eigen().
+c_eigen_list <- function(s) {
+  hold_blas_threads()
+  .Call(C_rlsc_eigen_list, s, thread_count())
+}
+
 # B = ((x - shift) - center) v, in row blocks (no centered copy of x).
 c_project <- function(x, shift, center, v) {
   hold_blas_threads()

@@ -19,36 +19,29 @@
 # w_i |(x_i - xbar) free_map|^2 with free_map = S_zz^(-1/2) (rows z).
 # `eigen`: the eigendecomposition (c_eigen(), or one that remembers the
 # Gram it last decomposed: the fold engines of blocks of response columns
-# share their folds' Grams, kfold.R).
+# share their folds' Grams, kfold.R), or the decomposition itself, made
+# with other engines' (batched_eigens(): then the Gram was checked there
+# and is not formed again).
 primal_engine <- function(mom, intercept, scale = NULL, free = NULL, eigen = c_eigen) {
   m <- max(mom$nrows, length(mom$xbar))
   raw <- mom
-  if (!is.null(scale)) mom <- scale_moments(mom, scale)
-  check_overflow(mom$sxx, "x", mom$wmax > 1)
+  gram <- engine_gram(mom, scale, free, is.function(eigen))
+  mom <- gram$mom
   d <- length(mom$xbar)
   pen <- setdiff(seq_len(d), free)
-  sxx <- mom$sxx
+  sxx <- gram$sxx
   sxy <- mom$sxy
   beta0 <- free_map <- NULL
   if (length(free)) {
-    szz <- mom$sxx[free, free, drop = FALSE]
-    root <- tryCatch(chol(szz), error = function(e) NULL)
-    if (is.null(root) || min(diag(root))^2 <= 1e-12 * max(diag(szz))) {
-      stop_arg("the columns with `penalty_factor` 0 are constant or collinear: ",
-               "they cannot all be left unpenalized")
-    }
-    solve_zz <- function(b) backsolve(root, forwardsolve(t(root), b))
-    a <- solve_zz(mom$sxx[free, pen, drop = FALSE])
-    sxx <- mom$sxx[pen, pen, drop = FALSE] - crossprod(mom$sxx[free, pen, drop = FALSE], a)
-    sxx <- (sxx + t(sxx)) / 2
+    a <- gram$a
     sxy <- mom$sxy[pen, , drop = FALSE] - crossprod(a, mom$sxy[free, , drop = FALSE])
     beta0 <- matrix(0, d, ncol(sxy))
-    beta0[free, ] <- solve_zz(mom$sxy[free, , drop = FALSE])
+    beta0[free, ] <- gram$solve_zz(mom$sxy[free, , drop = FALSE])
     free_map <- matrix(0, d, length(free))
-    free_map[free, ] <- backsolve(root, diag(length(free)))
+    free_map[free, ] <- backsolve(gram$root, diag(length(free)))
   }
   graded <- isTRUE(attr(scale, "graded")) && !length(free)
-  eig <- if (graded) graded_eigen(raw$sxx, scale) else eigen(sxx)
+  eig <- if (graded) graded_eigen(raw$sxx, scale) else if (is.function(eigen)) eigen(sxx) else eigen
   floor <- direction_floor(eig$vectors, mom$xmax[pen], mom$sumw, m)
   noise <- if (is.null(mom$raw)) floor else pmax(floor, raw_noise(eig$vectors, mom$raw[pen]))
   kept <- kept_directions(eig$values, m, floor, noise, graded)
@@ -56,13 +49,37 @@ primal_engine <- function(mom, intercept, scale = NULL, free = NULL, eigen = c_e
   v <- matrix(0, d, ncol(vp))
   v[pen, ] <- vp
   if (length(free)) v[free, ] <- -a %*% vp
-  check_underflow(c(eig$values, diag(mom$sxx)[free]), mom)
+  check_underflow(c(eig$values, if (length(free)) diag(mom$sxx)[free]), mom)
   unscale <- function(m) if (is.null(m) || is.null(scale)) m else m / as.vector(scale)
   new_engine("primal", values = eig$values[kept$keep], dropped = kept$dropped, graded = graded,
              noise = if (any(kept$keep)) noise[kept$keep] else max(noise, 0),
              g = c_crossprod(vp, sxy), yshift = raw$yshift, ybar = raw$ybar, intercept = intercept,
              sumw = mom$sumw, shift = raw$shift, center = raw$xbar, v = unscale(v),
              beta0 = unscale(beta0), free_map = unscale(free_map))
+}
+
+# The Gram that the primal engine decomposes: that of the moments scaled by
+# `scale`, or, with columns `free`, its Schur complement (with `a`, `root`
+# and `solve_zz`, which the engine's other parts need); `mom`, the scaled
+# moments.  `gram = FALSE`: only the moments, the Gram's diagonal for its
+# matrix (already decomposed), unless columns are free.
+engine_gram <- function(mom, scale, free, gram = TRUE) {
+  if (!gram && !length(free)) mom$sxx <- diag(mom$sxx)   # (check_underflow() reads it)
+  if (!is.null(scale)) mom <- scale_moments(mom, scale)
+  if (!is.matrix(mom$sxx)) return(list(mom = mom))
+  check_overflow(mom$sxx, "x", mom$wmax > 1)
+  if (!length(free)) return(list(mom = mom, sxx = mom$sxx))
+  pen <- setdiff(seq_along(mom$xbar), free)
+  szz <- mom$sxx[free, free, drop = FALSE]
+  root <- tryCatch(chol(szz), error = function(e) NULL)
+  if (is.null(root) || min(diag(root))^2 <= 1e-12 * max(diag(szz))) {
+    stop_arg("the columns with `penalty_factor` 0 are constant or collinear: ",
+             "they cannot all be left unpenalized")
+  }
+  solve_zz <- function(b) backsolve(root, forwardsolve(t(root), b))
+  a <- solve_zz(mom$sxx[free, pen, drop = FALSE])
+  sxx <- mom$sxx[pen, pen, drop = FALSE] - crossprod(mom$sxx[free, pen, drop = FALSE], a)
+  list(mom = mom, sxx = (sxx + t(sxx)) / 2, a = a, root = root, solve_zz = solve_zz)
 }
 
 # The eigenpairs of the Gram seen through column multipliers `scale` whose

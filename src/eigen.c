@@ -37,6 +37,9 @@ extern void F77_NAME(dstemr)(const char *jobz, const char *range, const int *n, 
 #define PANEL_COLS 64
 /* floating-point operations between two interrupt checks */
 #define EIGEN_FLOPS 2e8
+/* floating-point operations (9 n^3 a matrix) per thread in a round of
+   eigen_list(): about 0.2 s */
+#define EIGEN_ROUND_FLOPS 1e10
 /* order from which a threaded BLAS held by the fit is lent its threads back:
    under OpenBLAS on 2 cores, one thread decomposed 500 x 500 as fast as two
    lent (24 ms) and 100 of them in a banded K-fold fit took 1 s less
@@ -53,14 +56,61 @@ static int panel_width(int n)
     return nb >= PANEL ? PANEL : nb <= 8 ? 8 : (int) nb;
 }
 
-/* The upper triangle of a (n x n) to tridiagonal form: d (n), e (n - 1),
-   tau (n - 1), the reflectors left in a, as dsytrd("U") leaves them. */
-static void tridiagonalize(double *a, int n, double *d, double *e, double *tau)
+/* The scratch of one decomposition of order n, its back-transformation on
+   nth threads, allocated before any step runs (R_alloc is not for threads:
+   eigen_list() runs whole decompositions in them).  `cap`: the doubles of a
+   stage's V (and V'), at most what a stage of about EIGEN_FLOPS per thread
+   uses and never more than all the blocks hold (at n = 5 the budget alone
+   asked for 80 MB twice, and each call took milliseconds). */
+typedef struct {
+    double *d, *e, *tau, *panel, *d0, *e0, *work, *w2, *v, *vt, *t, *wk;
+    int *isuppz, *iwork, *bi0;
+    size_t *boff, cap;
+    int nth;
+} eigen_scratch;
+
+static void eigen_scratch_alloc(eigen_scratch *sc, int n, int nth)
 {
+    int k = n - 1 > 0 ? n - 1 : 0, nblocks = (k + PANEL - 1) / PANEL;
+    size_t cap = (size_t) n * PANEL, fit = (size_t) (EIGEN_FLOPS * nth / (4.0 * (n > 0 ? n : 1))), all = 0;
+    for (int i0 = 1; i0 <= k; i0 += PANEL) {
+        int ib = k - i0 + 1 < PANEL ? k - i0 + 1 : PANEL;
+        all += (size_t) (i0 + ib - 1) * ib;
+    }
+    if (fit > all) fit = all;
+    if (fit > cap) cap = fit;
+    size_t sn = n > 0 ? n : 1;
+    sc->nth = nth;
+    sc->cap = cap;
+    sc->d = (double *) R_alloc(sn, sizeof(double));
+    sc->e = (double *) R_alloc(sn, sizeof(double));
+    sc->tau = (double *) R_alloc(sn, sizeof(double));
+    sc->panel = (double *) R_alloc(sn * panel_width(n > 0 ? n : 1), sizeof(double));
+    sc->d0 = (double *) R_alloc(sn, sizeof(double));
+    sc->e0 = (double *) R_alloc(sn, sizeof(double));
+    sc->work = (double *) R_alloc(18 * sn, sizeof(double));   /* dstemr's minimum, vectors wanted */
+    sc->w2 = (double *) R_alloc(2 * sn, sizeof(double));
+    sc->v = (double *) R_alloc(cap, sizeof(double));
+    sc->vt = (double *) R_alloc(cap, sizeof(double));
+    sc->t = (double *) R_alloc((size_t) PANEL * PANEL * (nblocks > 0 ? nblocks : 1), sizeof(double));
+    sc->wk = (double *) R_alloc((size_t) PANEL * PANEL_COLS * nth, sizeof(double));
+    sc->isuppz = (int *) R_alloc(2 * sn, sizeof(int));
+    sc->iwork = (int *) R_alloc(10 * sn, sizeof(int));          /* dstemr's minimum */
+    sc->bi0 = (int *) R_alloc(3 * (size_t) (nblocks > 0 ? nblocks : 1), sizeof(int));
+    sc->boff = (size_t *) R_alloc(nblocks > 0 ? nblocks : 1, sizeof(size_t));
+}
+
+/* The upper triangle of a (n x n) to tridiagonal form: d (n), e (n - 1),
+   tau (n - 1), the reflectors left in a, as dsytrd("U") leaves them.
+   `check`: answer interrupts between panels (never in a thread).  Returns
+   dsytd2's info. */
+static int tridiagonalize(double *a, int n, eigen_scratch *sc, int check)
+{
+    double *d = sc->d, *e = sc->e, *tau = sc->tau;
     int nb = panel_width(n), info = 0;
     int kk = nb >= n ? n : n - ((n - 1) / nb) * nb;   /* columns 1..kk: unblocked */
     if (kk < n) {
-        double *w = (double *) R_alloc((size_t) n * nb, sizeof(double));
+        double *w = sc->panel;
         const double one = 1.0, minus_one = -1.0;
         for (int i = n - nb + 1; i >= kk + 1; i -= nb) {   /* 1-based, as in dsytrd */
             int ni = i + nb - 1, im1 = i - 1;
@@ -71,41 +121,33 @@ static void tridiagonalize(double *a, int n, double *d, double *e, double *tau)
                 a[(j - 2) + (size_t) n * (j - 1)] = e[j - 2];
                 d[j - 1] = a[(j - 1) + (size_t) n * (j - 1)];
             }
-            R_CheckUserInterrupt();
+            if (check) R_CheckUserInterrupt();
         }
     }
     F77_CALL(dsytd2)("U", &kk, a, &n, d, e, tau, &info FCONE);
-    if (info != 0) error("LAPACK dsytd2 failed with info = %d", info);
+    return info;
 }
 
-/* Eigenpairs of the tridiagonal (d, e): values ascending, z (n x n).  d and e
-   are destroyed; e must have room for n elements. */
-static void tridiagonal_eigen(double *d, double *e, int n, double *values, double *z)
+/* Eigenpairs of the tridiagonal (sc->d, sc->e): values ascending, z (n x n).
+   d and e are destroyed; e has room for n elements.  Returns 0, or the
+   failure: dsteqr's info (MRRR having found *found of n). */
+static int tridiagonal_eigen(eigen_scratch *sc, int n, double *values, double *z, int *found)
 {
-    double *d0 = (double *) R_alloc(n, sizeof(double)), *e0 = (double *) R_alloc(n, sizeof(double));
-    memcpy(d0, d, sizeof(double) * n);
-    memcpy(e0, e, sizeof(double) * n);
-    int *isuppz = (int *) R_alloc(2 * (size_t) n, sizeof(int));
-    double vl = 0.0, vu = 0.0, wq = 0.0;
-    int il = 0, iu = 0, m = 0, tryrac = 1, lwork = -1, liwork = -1, iwq = 0, info = 0;
-    F77_CALL(dstemr)("V", "A", &n, d, e, &vl, &vu, &il, &iu, &m, values, z, &n, &n, isuppz,
-                     &tryrac, &wq, &lwork, &iwq, &liwork, &info FCONE FCONE);
-    if (info != 0) error("LAPACK dstemr (workspace query) failed with info = %d", info);
-    lwork = (int) wq;
-    liwork = iwq;
-    double *work = (double *) R_alloc(lwork > 0 ? lwork : 1, sizeof(double));
-    int *iwork = (int *) R_alloc(liwork > 0 ? liwork : 1, sizeof(int));
-    F77_CALL(dstemr)("V", "A", &n, d, e, &vl, &vu, &il, &iu, &m, values, z, &n, &n, isuppz,
-                     &tryrac, work, &lwork, iwork, &liwork, &info FCONE FCONE);
-    if (info == 0 && m == n) return;
+    double *d = sc->d, *e = sc->e;
+    memcpy(sc->d0, d, sizeof(double) * n);
+    memcpy(sc->e0, e, sizeof(double) * n);
+    double vl = 0.0, vu = 0.0;
+    int il = 0, iu = 0, m = 0, tryrac = 1, lwork = 18 * n, liwork = 10 * n, info = 0;
+    F77_CALL(dstemr)("V", "A", &n, d, e, &vl, &vu, &il, &iu, &m, values, z, &n, &n, sc->isuppz,
+                     &tryrac, sc->work, &lwork, sc->iwork, &liwork, &info FCONE FCONE);
+    *found = m;
+    if (info == 0 && m == n) return 0;
     /* MRRR declined (rare): implicit QL on the saved tridiagonal, as dsyevr
        would fall back on bisection and inverse iteration */
-    R_CheckUserInterrupt();
-    double *w2 = (double *) R_alloc(2 * (size_t) n > 2 ? 2 * (size_t) n - 2 : 1, sizeof(double));
-    F77_CALL(dsteqr)("I", &n, d0, e0, z, &n, w2, &info FCONE);
-    if (info != 0) error("LAPACK dsteqr failed with info = %d (after dstemr found %d of %d)",
-                         info, m, n);
-    memcpy(values, d0, sizeof(double) * n);
+    F77_CALL(dsteqr)("I", &n, sc->d0, sc->e0, z, &n, sc->w2, &info FCONE);
+    if (info != 0) return info;
+    memcpy(values, sc->d0, sizeof(double) * n);
+    return 0;
 }
 
 /* U = Q Z for the Q of tridiagonalize(): Q = H(n-1) ... H(1), reflector i
@@ -120,30 +162,19 @@ static void tridiagonal_eigen(double *d, double *e, int n, double *values, doubl
    few hundred rows is one parallel region, not one per block (which, each
    a fraction of a millisecond, made two threads 3 to 5 times slower than
    one on a loaded machine).  Every column meets the same products in the
-   same order whatever the stages, so they change no result. */
-static void back_transform(const double *a, int n, const double *tau, double *z, int nth)
+   same order whatever the stages, so they change no result.  `check` as
+   in tridiagonalize(). */
+static void back_transform(const double *a, int n, eigen_scratch *sc, double *z, int check)
 {
-    int k = n - 1;
+    int k = n - 1, nth = sc->nth;
     if (k < 1) return;
-    int npieces = (n + PANEL_COLS - 1) / PANEL_COLS, nblocks = (k + PANEL - 1) / PANEL;
+    int npieces = (n + PANEL_COLS - 1) / PANEL_COLS;
     double budget = EIGEN_FLOPS * nth;
-    /* a stage's V (and V') hold sum m ib <= budget / (4 n) doubles, or one
-       block, and never more than all the blocks hold (at n = 5 the budget
-       alone asked R_alloc for 80 MB twice, and each call took milliseconds) */
-    size_t cap = (size_t) n * PANEL, fit = (size_t) (budget / (4.0 * n)), all = 0;
-    for (int i0 = 1; i0 <= k; i0 += PANEL) {
-        int ib = k - i0 + 1 < PANEL ? k - i0 + 1 : PANEL;
-        all += (size_t) (i0 + ib - 1) * ib;
-    }
-    if (fit > all) fit = all;
-    if (fit > cap) cap = fit;
-    double *v = (double *) R_alloc(cap, sizeof(double));
-    double *vt = (double *) R_alloc(cap, sizeof(double));
-    double *t = (double *) R_alloc((size_t) PANEL * PANEL * nblocks, sizeof(double));
-    int *bi0 = (int *) R_alloc(3 * (size_t) nblocks, sizeof(int)), *bib = bi0 + nblocks,
-        *bm = bib + nblocks;
-    size_t *boff = (size_t *) R_alloc(nblocks, sizeof(size_t));
-    double *wk = (double *) R_alloc((size_t) PANEL * PANEL_COLS * nth, sizeof(double));
+    size_t cap = sc->cap;
+    const double *tau = sc->tau;
+    double *v = sc->v, *vt = sc->vt, *t = sc->t, *wk = sc->wk;
+    int *bi0 = sc->bi0, nblocks = (k + PANEL - 1) / PANEL, *bib = bi0 + nblocks, *bm = bib + nblocks;
+    size_t *boff = sc->boff;
     for (int s0 = 1; s0 <= k;) {   /* 1-based first reflector of the stage */
         int nbk = 0;
         size_t off = 0;
@@ -179,7 +210,7 @@ static void back_transform(const double *a, int n, const double *tau, double *z,
             RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
             for (int p = p0; p < p1; p++) {
                 int c0 = p * PANEL_COLS, nc = n - c0 < PANEL_COLS ? n - c0 : PANEL_COLS;
-                double *w = wk + (size_t) PANEL * PANEL_COLS * rlsc_thread_id();
+                double *w = wk + (size_t) PANEL * PANEL_COLS * (par ? rlsc_thread_id() : 0);
                 double *zp = z + (size_t) n * c0;
                 const double one = 1.0, zero = 0.0, minus_one = -1.0;
                 for (int bk = 0; bk < nbk; bk++) {
@@ -194,19 +225,16 @@ static void back_transform(const double *a, int n, const double *tau, double *z,
                                     FCONE FCONE);
                 }
             }
-            R_CheckUserInterrupt();
+            if (check) R_CheckUserInterrupt();
         }
     }
 }
 
-/* Eigenpairs of the symmetric n x n matrix `a` (its upper triangle), which is
-   destroyed and must be finite: `values` (n) decreasing and the matching
-   `vectors` (n x n), with `nth` threads.  A matrix whose largest entry is
-   outside the range where the reduction is safe is scaled by a power of two
-   first (exact), as dsyevr scales it. */
-void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors, int nth)
+/* The shift that brings a matrix whose largest entry is outside the range
+   where the reduction is safe into it (a power of two: exact), as dsyevr
+   scales it; 0 when none is needed. */
+static int safe_shift(double *a, int n)
 {
-    if (n <= 0) return;
     double top = 0.0;
     for (int j = 0; j < n; j++)
         for (int i = 0; i <= j; i++) {
@@ -214,26 +242,32 @@ void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors, int
             if (v > top) top = v;
         }
     double small = sqrt(DBL_MIN / DBL_EPSILON), big = 1.0 / sqrt(sqrt(DBL_MIN));
-    int shift = 0;
-    if (top > 0.0 && (top < small || top > big)) {
-        shift = -ilogb(top);
-        for (int j = 0; j < n; j++)
-            for (int i = 0; i <= j; i++) a[i + (size_t) n * j] = ldexp(a[i + (size_t) n * j], shift);
-    }
-    double *d = (double *) R_alloc(n, sizeof(double)), *e = (double *) R_alloc(n, sizeof(double));
-    double *tau = (double *) R_alloc(n, sizeof(double));
-    /* a threaded BLAS held by the fit runs these steps with its own threads,
-       the package's staying out (a few hundred rows are too few for either) */
-    int lent = n >= EIGEN_LEND_MIN ? rlsc_blas_lend() : 0;
-    if (lent > 1) nth = 1;
-    memset(e, 0, sizeof(double) * n);
-    memset(tau, 0, sizeof(double) * n);
-    tridiagonalize(a, n, d, e, tau);
-    R_CheckUserInterrupt();
-    tridiagonal_eigen(d, e, n, values, vectors);
-    R_CheckUserInterrupt();
-    back_transform(a, n, tau, vectors, nth);
-    rlsc_blas_unlend(lent);
+    if (!(top > 0.0) || (top >= small && top <= big)) return 0;
+    int shift = -ilogb(top);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i <= j; i++) a[i + (size_t) n * j] = ldexp(a[i + (size_t) n * j], shift);
+    return shift;
+}
+
+/* The three steps on scratch `sc`, values reversed to decreasing order and
+   scaled back.  No R API unless `check` (then interrupts are answered):
+   returns 0, or a failure for eigen_failure() to report. */
+typedef struct { int step, info, found; } eigen_status;
+
+static eigen_status decompose(double *a, int n, double *values, double *vectors, eigen_scratch *sc,
+                              int check)
+{
+    eigen_status st = {0, 0, 0};
+    int shift = safe_shift(a, n);
+    memset(sc->e, 0, sizeof(double) * n);
+    memset(sc->tau, 0, sizeof(double) * n);
+    st.info = tridiagonalize(a, n, sc, check);
+    if (st.info != 0) { st.step = 1; return st; }
+    if (check) R_CheckUserInterrupt();
+    st.info = tridiagonal_eigen(sc, n, values, vectors, &st.found);
+    if (st.info != 0) { st.step = 2; return st; }
+    if (check) R_CheckUserInterrupt();
+    back_transform(a, n, sc, vectors, check);
     for (int k = 0; k < n / 2; k++) {     /* reverse to decreasing order, in place */
         int j = n - 1 - k;
         double t = values[k]; values[k] = values[j]; values[j] = t;
@@ -242,25 +276,142 @@ void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors, int
     }
     if (shift)
         for (int k = 0; k < n; k++) values[k] = ldexp(values[k], -shift);
+    return st;
 }
 
-SEXP rlsc_eigen(SEXP s, SEXP threads)
+static void eigen_failure(eigen_status st)
 {
-    int n, nc;
-    rlsc_check_double_matrix(s, "s", &n, &nc);
-    if (n != nc) error("'s' must be square, not %d x %d", n, nc);
-    int nth = rlsc_thread_count(threads);
+    if (st.step == 1) error("LAPACK dsytd2 failed with info = %d", st.info);
+    if (st.step == 2) error("LAPACK dsteqr failed with info = %d (after dstemr found %d eigenpairs)",
+                            st.info, st.found);
+}
 
+/* Eigenpairs of the symmetric n x n matrix `a` (its upper triangle), which is
+   destroyed and must be finite: `values` (n) decreasing and the matching
+   `vectors` (n x n), with `nth` threads. */
+void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors, int nth)
+{
+    if (n <= 0) return;
+    /* a threaded BLAS held by the fit runs these steps with its own threads,
+       the package's staying out (a few hundred rows are too few for either) */
+    int lent = n >= EIGEN_LEND_MIN ? rlsc_blas_lend() : 0;
+    if (lent > 1) nth = 1;
+    eigen_scratch sc;
+    eigen_scratch_alloc(&sc, n, nth);
+    eigen_status st = decompose(a, n, values, vectors, &sc, 1);
+    rlsc_blas_unlend(lent);
+    eigen_failure(st);
+}
+
+/* The matrix `s` (square, double, finite) copied for LAPACK, which destroys
+   its input; its order in *n. */
+static double *eigen_input(SEXP s, const char *name, int *n)
+{
+    int nc;
+    rlsc_check_double_matrix(s, name, n, &nc);
+    if (*n != nc) error("'%s' must be square, not %d x %d", name, *n, nc);
+    double *a = (double *) R_alloc((size_t) *n * *n > 0 ? (size_t) *n * *n : 1, sizeof(double));
+    memcpy(a, REAL(s), sizeof(double) * (size_t) *n * *n);
+    for (size_t k = 0; k < (size_t) *n * *n; k++)
+        if (!R_FINITE(a[k])) error("'%s' must be finite", name);
+    return a;
+}
+
+static SEXP eigen_output(int n)
+{
     const char *names[] = {"values", "vectors", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, allocVector(REALSXP, n));
     SET_VECTOR_ELT(out, 1, allocMatrix(REALSXP, n, n));
-    if (n > 0) {
-        double *a = (double *) R_alloc((size_t) n * n, sizeof(double));
-        memcpy(a, REAL(s), sizeof(double) * (size_t) n * n);   /* LAPACK destroys its input */
-        for (size_t k = 0; k < (size_t) n * n; k++)
-            if (!R_FINITE(a[k])) error("'s' must be finite");
-        rlsc_symmetric_eigen(a, n, REAL(VECTOR_ELT(out, 0)), REAL(VECTOR_ELT(out, 1)), nth);
+    UNPROTECT(1);
+    return out;
+}
+
+SEXP rlsc_eigen(SEXP s, SEXP threads)
+{
+    int n, nth = rlsc_thread_count(threads);
+    double *a = eigen_input(s, "s", &n);
+    SEXP out = PROTECT(eigen_output(n));
+    rlsc_symmetric_eigen(a, n, REAL(VECTOR_ELT(out, 0)), REAL(VECTOR_ELT(out, 1)), nth);
+    UNPROTECT(1);
+    return out;
+}
+
+/* The eigendecompositions of a list of matrices, each as rlsc_eigen() gives
+   it.  Matrices below EIGEN_LEND_MIN go whole to the threads, one thread
+   each (the folds of K-fold, a banded candidate's: one thread decomposes
+   500 x 500 about as fast as two, so two at once take half the time), in
+   rounds of about EIGEN_ROUND_FLOPS per thread with interrupts answered
+   between rounds (a round of matrices of 500 rows: about 0.2 s); larger
+   ones one after the other with every thread.  Each matrix meets the same
+   products in the same order either way (the back-transformation's pieces
+   depend on n only), so the results are those of rlsc_eigen().  The
+   threads also copy their matrices (LAPACK destroys its input) and check
+   them: a matrix that is not finite is not decomposed, and the first one
+   in the list is the error after its round. */
+SEXP rlsc_eigen_list(SEXP s, SEXP threads)
+{
+    if (TYPEOF(s) != VECSXP) error("'s' must be a list of matrices");
+    int count = length(s), nth = rlsc_thread_count(threads);
+    SEXP out = PROTECT(allocVector(VECSXP, count));
+    int *n = (int *) R_alloc(count > 0 ? count : 1, sizeof(int));
+    double flops = 0.0;
+    int small = 1;
+    for (int j = 0; j < count; j++) {
+        char name[32];
+        snprintf(name, sizeof name, "s[[%d]]", j + 1);
+        int nc;
+        rlsc_check_double_matrix(VECTOR_ELT(s, j), name, &n[j], &nc);
+        if (n[j] != nc) error("'%s' must be square, not %d x %d", name, n[j], nc);
+        SET_VECTOR_ELT(out, j, eigen_output(n[j]));
+        small = small && n[j] < EIGEN_LEND_MIN;
+        flops += 9.0 * n[j] * (double) n[j] * n[j];
+    }
+    if (!small || !rlsc_parallel(nth, count, flops)) {
+        for (int j = 0; j < count; j++) {
+            char name[32];
+            snprintf(name, sizeof name, "s[[%d]]", j + 1);
+            double *a = eigen_input(VECTOR_ELT(s, j), name, &n[j]);
+            SEXP o = VECTOR_ELT(out, j);
+            rlsc_symmetric_eigen(a, n[j], REAL(VECTOR_ELT(o, 0)), REAL(VECTOR_ELT(o, 1)), nth);
+        }
+        UNPROTECT(1);
+        return out;
+    }
+    eigen_scratch *sc = (eigen_scratch *) R_alloc(count, sizeof(eigen_scratch));
+    eigen_status *st = (eigen_status *) R_alloc(count, sizeof(eigen_status));
+    double **a = (double **) R_alloc(count, sizeof(double *));
+    const double **in = (const double **) R_alloc(count, sizeof(double *));
+    double **values = (double **) R_alloc(count, sizeof(double *)),
+        **vectors = (double **) R_alloc(count, sizeof(double *));
+    int *finite = (int *) R_alloc(count, sizeof(int));
+    for (int j = 0; j < count; j++) {
+        eigen_scratch_alloc(&sc[j], n[j], 1);
+        a[j] = (double *) R_alloc((size_t) n[j] * n[j] > 0 ? (size_t) n[j] * n[j] : 1, sizeof(double));
+        in[j] = REAL(VECTOR_ELT(s, j));
+        values[j] = REAL(VECTOR_ELT(VECTOR_ELT(out, j), 0));
+        vectors[j] = REAL(VECTOR_ELT(VECTOR_ELT(out, j), 1));
+    }
+    for (int j0 = 0; j0 < count;) {
+        int j1 = j0;
+        for (double round = 0.0; j1 < count && (j1 == j0 || round < EIGEN_ROUND_FLOPS * nth); j1++)
+            round += 9.0 * n[j1] * (double) n[j1] * n[j1];
+        RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1))
+        for (int j = j0; j < j1; j++) {
+            size_t nn = (size_t) n[j] * n[j];
+            memcpy(a[j], in[j], sizeof(double) * nn);
+            int ok = 1;
+            for (size_t k = 0; k < nn; k++) ok &= R_FINITE(a[j][k]);
+            finite[j] = ok;
+            eigen_status none = {0, 0, 0};
+            st[j] = ok && n[j] > 0 ? decompose(a[j], n[j], values[j], vectors[j], &sc[j], 0) : none;
+        }
+        for (int j = j0; j < j1; j++) {
+            if (!finite[j]) error("'s[[%d]]' must be finite", j + 1);
+            eigen_failure(st[j]);
+        }
+        R_CheckUserInterrupt();
+        j0 = j1;
     }
     UNPROTECT(1);
     return out;

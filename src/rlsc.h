@@ -16,6 +16,7 @@
 SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SEXP threads);
 /* eigen.c: step 2, symmetric eigendecomposition (dsyevr's steps), largest first */
 SEXP rlsc_eigen(SEXP s, SEXP threads);
+SEXP rlsc_eigen_list(SEXP s, SEXP threads);
 void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors, int nth);
 /* project.c: step 3 setup of the primal form, B = ((X - 1 s') - 1 c') V over row blocks */
 SEXP rlsc_project(SEXP x, SEXP shift, SEXP center, SEXP v, SEXP threads);

@@ -8,8 +8,8 @@
 # must return or end in an R error: a crash or a sanitizer report is a
 # failure of the C code (C trusts nothing it is handed: STYLE.md).
 
-native_entry_points <- c("rlsc_moments", "rlsc_eigen", "rlsc_project", "rlsc_crossprod", "rlsc_loo_path",
-                         "rlsc_kernel_matrix", "rlsc_kernel_asymmetry", "rlsc_kernel_eigen",
+native_entry_points <- c("rlsc_moments", "rlsc_eigen", "rlsc_eigen_list", "rlsc_project", "rlsc_crossprod",
+                         "rlsc_loo_path", "rlsc_kernel_matrix", "rlsc_kernel_asymmetry", "rlsc_kernel_eigen",
                          "rlsc_abs_max", "rlsc_max_spread", "rlsc_softmax_map", "rlsc_thread_info",
                          "rlsc_blas_set_threads")
 
@@ -57,6 +57,10 @@ native_valid_args <- function(name) {
       s <- native_matrix(n, n)
       list(if (flag()) s + t(s) else crossprod(s), threads)
     },
+    rlsc_eigen_list = list(lapply(seq_len(sample(0:4, 1L)), function(i) {
+      s <- native_matrix(dim_of(), dim_of())
+      if (nrow(s) == ncol(s) && flag()) s + t(s) else if (flag()) crossprod(s) else s
+    }), threads),
     rlsc_project = list(native_matrix(n, d), if (flag()) native_values(d), native_values(d),
                         native_matrix(d, dim_of()), threads),
     rlsc_crossprod = list(native_matrix(n, d), native_matrix(n, dim_of()), threads),

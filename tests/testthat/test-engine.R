@@ -33,6 +33,15 @@ entry_points <- list(
       list(matrix(1L, 2, 2), "'s' must be a double matrix"), list(c(1, 0, 0, 1), "'s' must be a matrix"),
       list(list(1), "'s' must be a double matrix"), list(-1L, threads_error), list(NULL, threads_error)),
     arg = c(rep(1, 7), 2, 2)),
+  C_rlsc_eigen_list = list(
+    ok = list(list(diag(2), matrix(1, 1, 1)), 2L),
+    bad = list(
+      list(diag(2), "'s' must be a list of matrices"), list(NULL, "'s' must be a list of matrices"),
+      list(list(diag(2), matrix(1, 2, 3)), "'s[[2]]' must be square, not 2 x 3"),
+      list(list(matrix(NaN, 2, 2)), "'s[[1]]' must be finite"),
+      list(list(diag(2), 1:4), "'s[[2]]' must be a double matrix"),
+      list(list(c(1, 0, 0, 1)), "'s[[1]]' must be a matrix"), list(0L, threads_error)),
+    arg = c(1, 1, 1, 1, 1, 1, 2)),
   C_rlsc_project = list(
     ok = list(matrix(1, 4, 2), c(1, 1), c(0, 0), diag(2), 2L),
     bad = list(
@@ -179,6 +188,9 @@ test_that("the C entry points survive empty inputs", {
   expect_identical(mom$sumw, 0)
   expect_identical(dim(mom$sxx), c(2L, 2L))
   expect_identical(call_c("C_rlsc_eigen", list(matrix(numeric(), 0, 0), 1L))$values, numeric())
+  expect_identical(call_c("C_rlsc_eigen_list", list(list(), 2L)), list())
+  expect_identical(call_c("C_rlsc_eigen_list", list(list(matrix(numeric(), 0, 0), diag(2)), 2L))[[1L]]$values,
+                   numeric())
   expect_identical(dim(call_c("C_rlsc_project", list(matrix(numeric(), 0, 2), NULL, c(0, 0), diag(2), 2L))),
                    c(0L, 2L))
   path <- call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 1), rep(1, 4),
@@ -318,4 +330,17 @@ test_that("the eigendecomposition is orthogonal with small residuals, its values
     expect_lt(max(abs(e$values - eigen(s, symmetric = TRUE, only.values = TRUE)$values)) / top,
               1e-13, label = name)
   }
+  # several at once (c_eigen_list(): whole matrices to the threads, one
+  # each, below 700 rows; one after the other with every thread above): bit
+  # for bit each one's own decomposition, with any number of threads
+  cases <- lapply(cases, function(s) (s + t(s)) / 2)
+  cases$large <- crossprod(matrix(rnorm(720 * 710), 720))
+  cases$empty <- matrix(numeric(), 0, 0)
+  eig_list <- function(s, th) .Call(getFromNamespace("C_rlsc_eigen_list", "rlsc"), s, th)
+  alone <- lapply(cases, eig)
+  small <- cases[names(cases) != "large"]
+  expect_identical(eig_list(unname(small), 2L), unname(alone[names(small)]))
+  expect_identical(eig_list(unname(small), 1L), unname(alone[names(small)]))
+  expect_identical(eig_list(unname(small[c(7, 7, 7)]), 3L), unname(alone[c(7, 7, 7)]))
+  expect_identical(eig_list(unname(cases[c("large", "wishart_65")]), 2L), unname(alone[c("large", "wishart_65")]))
 })
