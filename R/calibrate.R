@@ -69,9 +69,10 @@ calibrate_fit <- function(best, spec, data, sel, fold_engines) {
         h
       }, held[[e]] %||% vector("list", length(parts)), parts)
     }
-    # (in decreasing lambda, each map started from the one before)
+    # (in decreasing lambda, each map started from the one before; to the
+    # tolerance of fold_maps(): these maps are only interpolated)
     if (grid[j] %in% at) {
-      last <<- fit_map(bind_folds(parts), k, last)
+      last <<- fit_map(bind_folds(parts), k, last, tol = 1e-8)
       maps[[length(maps) + 1L]] <<- last
     }
   })

@@ -50,8 +50,11 @@ fold_rows <- function(rows, take) {
 fold_name <- function(k, labels = NULL) paste("fold", if (is.null(labels)) k else labels[k])
 
 # The primal engine of each fold: the other folds' moments merged
-# (`training`: those merged moments, when already at hand; else merged one
-# fold at a time, so that one fold's training moments exist at once).
+# (`training`: those merged moments, when already at hand; else merged for
+# all folds at once when they are small, at most 2^24 numbers in all, and
+# one fold at a time otherwise, so that one fold's training moments exist
+# at once).  With all of them at hand, the folds' Grams are decomposed
+# together (batched_eigens()).
 # `eigens`: per fold an eigendecomposition function or the decomposition
 # itself (primal_engine()).
 # Each engine's garbage (its training moments, the merges' temporaries: a
@@ -62,7 +65,11 @@ fold_name <- function(k, labels = NULL) paste("fold", if (is.null(labels)) k els
 # hundreds of MB (fold_collect()).
 fold_engines <- function(folds, intercept, scale, free, training = NULL, labels = NULL,
                          eigens = NULL) {
-  if (!is.null(training) && is.null(eigens)) eigens <- batched_eigens(training, list(scale), free)
+  small <- sum(vapply(folds, function(f) length(f$sxx) + length(f$sxy), 0)) <= 2^24
+  if (is.null(training) && is.null(eigens) && small) training <- fold_training(folds, labels)
+  if (!is.null(training) && is.null(eigens)) {
+    eigens <- batched_eigens(training, rep(list(scale), length(training)), free)
+  }
   lapply(seq_along(folds), function(k) {
     fold_collect(primal_engine(training[[k]] %||% fold_training(folds, labels, k)[[1L]], intercept,
                                scale, free, eigens[[k]] %||% c_eigen), length(folds[[k]]$sxy))
