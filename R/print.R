@@ -78,6 +78,16 @@ selection_label <- function(x) {
         if (x$type == "classification") "class (one-vs-all column)" else "response column")
 }
 
+# A kernel fit's kernel: one of each band's columns for multiple-kernel
+# ridge, and how it was chosen among several settings, by the fit's own
+# validation.
+kernel_description <- function(x) {
+  n <- NROW(x$kernel_grid)
+  how <- if (is.numeric(x$cv)) paste0("exact ", x$cv, "-fold CV") else if (identical(x$cv, "gcv")) "GCV" else "exact LOO"
+  paste0(format(x$kernel), if (!is.null(x$bands)) " of each band's columns",
+         if (n > 1L) sprintf(", chosen among %d settings by %s", n, how))
+}
+
 criterion_label <- function(criterion, cv = "loo") {
   how <- if (is.numeric(cv)) paste0(cv, "-fold CV") else "LOO"
   switch(criterion, mse = paste("mean squared", how, "error"),
@@ -91,9 +101,9 @@ criterion_label <- function(criterion, cv = "loo") {
 #' @export
 print.rlsc_kernel_fit <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   NextMethod()
-  cat("Kernel: ", format(x$kernel), sep = "")
-  if (!is.null(x$kernel_grid) && nrow(x$kernel_grid) > 1L) {
-    cat(sprintf(", chosen among %d settings by exact LOO\n\n", nrow(x$kernel_grid)))
+  cat("Kernel: ", kernel_description(x), sep = "")
+  if (NROW(x$kernel_grid) > 1L) {
+    cat("\n\n")
     print(kernel_summary(x), digits = digits, row.names = FALSE)
   }
   cat("\n")

@@ -61,7 +61,7 @@ summary.rlsc <- function(object, rows = 3L, ...) {
               nvars = object$nvars, form = object$form, lambda_min = object$lambda_min,
               lambda_1se = object$lambda_1se, table = table,
               coefficients = if (!kernel) coefficient_table(object),
-              kernel = if (kernel) format(object$kernel),
+              kernel = if (kernel) kernel_description(object),
               ncoef = if (kernel) NROW(coef(object)) - 1L)
   if (object$type == "classification") {
     rows <- fit_outputs(object, "lambda_min")   # the fitted rows, not padded by na.exclude
@@ -108,7 +108,7 @@ print.summary.rlsc <- function(x, digits = max(3L, getOption("digits") - 3L), ma
     }, " path around the minimum:\n", sep = "")
     print(x$table, digits = digits, row.names = FALSE)
   }
-  if (!is.null(x$kernel)) cat("\nKernel chosen by leave-one-out:", x$kernel, "\n")
+  if (!is.null(x$kernel)) cat("\nKernel: ", x$kernel, "\n", sep = "")
   cf <- x$coefficients
   several <- NCOL(cf) > 1L && !identical(colnames(cf), c("lambda_min", "lambda_1se"))
   if (!is.null(cf)) {

@@ -206,9 +206,11 @@ test_that("multiple-kernel fits print, summarize, plot and tidy their weights", 
   fit <- quiet_edges(rlsc(d$x, d$y, bands = d$group, band_weights = d$cand, lambda = d$lambda,
                           kernel = kernel_rbf(1.5)))
   out <- capture.output(print(fit))
-  expect_true(any(grepl("Kernel: rbf\\(sigma = 1.5\\)", out)))
+  expect_true(any(grepl("^Kernel: rbf\\(sigma = 1.5\\) of each band's columns$", out)))
   expect_true(any(grepl("Bands: 3 groups of columns", out)))
-  expect_true(any(grepl("Band weights", capture.output(print(summary(fit))))))
+  sout <- capture.output(print(summary(fit)))
+  expect_true(any(grepl("Band weights", sout)))
+  expect_true(any(grepl("^Kernel: rbf\\(sigma = 1.5\\) of each band's columns$", sout)))
   tb <- generics::tidy(fit, what = "bands")
   expect_equal(tb$weight, as.vector(fit$band_weights))
   expect_equal(nrow(tb), 9L)

@@ -234,7 +234,8 @@ test_that("the methods of a feature fit: print, summary, plot, tidiers, saved fi
   set.seed(10)
   fit <- rlsc_short(d$x, d$y, kernel = nystrom(kernel_rbf(c(0.5, 1)), m = 10))
   expect_output(print(fit), "Kernel: nystrom\\(rbf\\(sigma = (0.5|1)\\), m = 10\\), chosen among 2 settings")
-  expect_output(print(summary(fit)), "Kernel chosen by leave-one-out: nystrom")
+  expect_output(print(summary(fit)),
+                "Kernel: nystrom\\(rbf\\(sigma = (0.5|1)\\), m = 10\\), chosen among 2 settings by exact LOO")
   pdf(NULL)
   on.exit(dev.off())
   expect_identical(plot(fit), fit)

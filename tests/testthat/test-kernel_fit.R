@@ -295,7 +295,15 @@ test_that("kernel fits work with the formula interface, sparse x and the generic
   expect_equal(residuals(fit), df$y - fitted(fit), ignore_attr = TRUE)
   s <- summary(fit)
   expect_null(s$coefficients)
-  expect_match(capture.output(print(s)), "Kernel chosen by leave-one-out: rbf", all = FALSE)
+  expect_match(capture.output(print(s)), "Kernel: rbf\\(sigma = [12]\\), chosen among 2 settings by exact LOO",
+               all = FALSE)
+  # the validation that chose it, and no choice where there was one setting
+  kfold <- rlsc_short(y ~ wt + hp + cyl, data = df, kernel = kern, cv = 5)
+  expect_output(print(kfold), "chosen among 2 settings by exact 5-fold CV")
+  expect_match(capture.output(print(summary(kfold))), "chosen among 2 settings by exact 5-fold CV", all = FALSE)
+  one <- rlsc_short(y ~ wt + hp + cyl, data = df, kernel = kernel_rbf(1), cv = 5)
+  expect_match(capture.output(print(summary(one))), "^Kernel: rbf\\(sigma = 1\\)$", all = FALSE)
+  expect_false(any(grepl("chosen", capture.output(print(one), print(summary(one))))))
   skip_if_not_installed("generics")
   au <- generics::augment(fit)
   expect_equal(au$.loo, unname(loo_predict(fit)))
