@@ -83,7 +83,9 @@ selection_label <- function(x) {
 # validation.
 kernel_description <- function(x) {
   n <- NROW(x$kernel_grid)
-  how <- if (is.numeric(x$cv)) paste0("exact ", x$cv, "-fold CV") else if (identical(x$cv, "gcv")) "GCV" else "exact LOO"
+  how <- if (is.numeric(x$cv)) paste0("exact ", x$cv, "-fold CV") else {
+    if (identical(x$cv, "gcv")) "GCV" else "exact LOO"
+  }
   paste0(format(x$kernel), if (!is.null(x$bands)) " of each band's columns",
          if (n > 1L) sprintf(", chosen among %d settings by %s", n, how))
 }
