@@ -31,11 +31,11 @@ encode_response <- function(y, n) {
   }
   if (!ncol(ymat)) stop_arg("`y` must have at least one column")
   if (!is.double(ymat)) storage.mode(ymat) <- "double"
-  if (!all_finite(ymat)) stop_arg("`y` must not contain NA, NaN or Inf values")
   # the largest spread of a column, in C: no copy of y (apply() transposes
   # it) nor of each column (with thousands of columns, hundreds of MB of
-  # freed heap that stays resident)
+  # freed heap that stays resident), and in the same pass whether y is finite
   spread <- c_max_spread(ymat)
+  if (is.na(spread)) stop_arg("`y` must not contain NA, NaN or Inf values")
   if (spread == 0) {
     stop_arg("`y` is constant: every response column has a single distinct value")
   }

@@ -83,22 +83,30 @@ SEXP rlsc_abs_max(SEXP x)
 /* The largest spread (max - min) of the columns of a double matrix, in one
    pass and without a copy of a column: R's per-column max() and min() on
    y[, j] allocate a column each, which with tens of thousands of columns
-   leaves hundreds of MB of freed but resident heap.  For finite y (the
-   caller checks first); 0 for a matrix without rows. */
+   leaves hundreds of MB of freed but resident heap.  NA when some value is
+   not finite (the same pass is the response's finiteness check); 0 for a
+   matrix without rows. */
 SEXP rlsc_max_spread(SEXP y)
 {
     int n, nc;
     rlsc_check_double_matrix(y, "y", &n, &nc);
     const double *py = REAL(y);
     double top = 0.0;
+    int finite = 1;
     for (int j = 0; n > 0 && j < nc; j++) {
         const double *col = py + (size_t) n * j;
+        /* a value neither below lo nor above hi is between them or NaN (a
+           rare, well-predicted branch); an infinite one becomes lo or hi */
         double lo = col[0], hi = col[0];
+        int nan = 0;
         for (int i = 1; i < n; i++) {
-            if (col[i] < lo) lo = col[i];
-            else if (col[i] > hi) hi = col[i];
+            double v = col[i];
+            if (v < lo) lo = v;
+            else if (v > hi) hi = v;
+            else if (v != v) nan = 1;
         }
-        if (hi - lo > top) top = hi - lo;
+        if (nan || !R_FINITE(lo) || !R_FINITE(hi)) finite = 0;
+        else if (hi - lo > top) top = hi - lo;
     }
-    return ScalarReal(top);
+    return ScalarReal(finite ? top : NA_REAL);
 }

@@ -174,6 +174,11 @@ test_that("max_spread is the largest max - min of a column, without copying the 
   }
   expect_identical(max_spread(matrix(c(5, -1e300, 2, 2), 2)), 5 + 1e300)
   expect_identical(max_spread(matrix(3, 4, 3)), 0)
+  # NA when some value is not finite (the response's finiteness check)
+  for (bad in c(NA, NaN, Inf, -Inf)) {
+    expect_identical(max_spread(matrix(c(1, 2, 3, 4, bad, 6), 3)), NA_real_)
+    expect_identical(max_spread(matrix(c(bad, 2, 3, 4, 5, 6), 3)), NA_real_)
+  }
   expect_identical(max_spread(matrix(numeric(), 0, 3)), 0)
   expect_identical(max_spread(matrix(numeric(), 3, 0)), 0)
 })
