@@ -855,13 +855,17 @@ plot.rlsc_banded_fit <- function(x, type = c("weights", "criterion", "coef"), re
     w <- w[, base::order(top, -w[cbind(top, seq_len(ncol(w)))]), drop = FALSE]
   }
   col <- col %||% grDevices::hcl.colors(g, "Dark 3")
-  old <- graphics::par(mar = c(4, 4, 4, 1))
-  on.exit(graphics::par(old))
   many <- ncol(w) > 40L
+  # the names stand under their bars (las = 2): the axis label goes below the
+  # longest one, not across them
+  names <- if (many) character() else colnames(w)
+  below <- if (length(names)) max(graphics::strwidth(names, "inches")) / graphics::par("csi") else 0
+  old <- graphics::par(mar = c(max(4, below + 3), 4, 4, 1))
+  on.exit(graphics::par(old))
   graphics::barplot(w, col = col, border = if (many) NA else "white", space = if (many) 0 else 0.2,
                     names.arg = if (many) rep("", ncol(w)) else colnames(w), ylim = c(0, 1),
-                    xlab = xlab %||% paste0("response column (", ncol(w), ")"), ylab = ylab,
-                    main = main, las = if (many) 1 else 2, ...)
+                    ylab = ylab, main = main, las = if (many) 1 else 2, ...)
+  graphics::title(xlab = xlab %||% paste0("response column (", ncol(w), ")"), line = max(3, below + 1.8))
   graphics::legend("bottom", inset = c(0, 1), xpd = TRUE, horiz = TRUE, bty = "n",
                    fill = col, legend = rownames(w), cex = 0.9)
   invisible(x)
