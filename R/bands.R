@@ -746,8 +746,9 @@ engine_decision.rlsc_banded <- function(eng, newx, lambda) {
   f <- bound <- matrix(0, nrow(newx), nt)
   for (grp in band_groups_of(eng)) {
     sub <- band_sub_engine(eng, grp$j)
+    new <- dual_new_rows(sub, newx)   # (once for the lambdas of its columns)
     got <- at_lambdas(lambda[grp$cols], length(grp$cols), function(l) {
-      f <- engine_decision(sub, newx, l)
+      f <- dual_decision(new, sub, l)
       list(f = f, bound = attr(f, "bound") %||% matrix(0, nrow(f), ncol(f)))
     })
     f[, grp$cols] <- got$f

@@ -276,12 +276,30 @@ centered_crossprod <- function(x, shift, center, c) {
 # scale of y (warn_prediction()); a snapshot has no U to bound them with.
 engine_decision.rlsc_dual <- function(eng, newx, lambda) {
   if (eng$kernel$name == "linear") return(linear_decision(newx, engine_coef(eng, lambda)))
+  dual_decision(dual_new_rows(eng, newx), eng, lambda)
+}
+
+# What the decision values of new rows take from them at any lambda: their
+# cross-kernel with the training rows and their coordinates in the
+# eigenbasis (an n_new x n x r product), formed once for several lambdas
+# (a multiple-kernel fit's response columns each at their own,
+# engine_decision.rlsc_banded()).
+dual_new_rows <- function(eng, newx) {
   k0 <- dual_cross(eng, newx)
+  values <- eng$values
+  list(k0 = k0, b0 = if (length(values)) {
+    sweep(k0 %*% (sqrt(eng$w[eng$rows]) * dual_u(eng)), 2L, sqrt(values), "/")
+  })
+}
+
+# Decision values at lambda of new rows from dual_new_rows(), with the bound
+# of their rounding error.
+dual_decision <- function(new, eng, lambda) {
+  k0 <- new$k0
   f <- k0 %*% dual_coefficients(eng, lambda) + rep(eng$yshift + eng$ybar, each = nrow(k0))
   values <- eng$values
   if (length(values)) {
-    b0 <- sweep(k0 %*% (sqrt(eng$w[eng$rows]) * dual_u(eng)), 2L, sqrt(values), "/")
-    bound <- new_row_factor(b0, values) %o% lambda_factor(eng$g, values, lambda)
+    bound <- new_row_factor(new$b0, values) %o% lambda_factor(eng$g, values, lambda)
     # rows of negligible weight: their U, rebuilt from their own B_0, carries
     # that error into their coefficients c_i = w_i B_0i (g / (Lambda (Lambda + lambda)))
     tiny <- which(eng$direct[eng$rows])

@@ -15,7 +15,7 @@ check_fit_args <- function(args, data) {
   if (chunks) {
     data <- chunk_data(data$src, complete_template(data), data$progress)
     resp <- data$resp
-    kernel <- check_chunk_kernel(args$kernel)
+    kernel <- check_chunk_kernel(args$kernel, !is.null(args$bands))
     n <- NA
   } else {
     x <- as_design(args$x)
@@ -116,13 +116,14 @@ check_mode <- function(mode, kernel, chunks) {
 
 # The kernels a chunk source can be fitted with: the linear one, and the
 # Nystrom and random-feature kernels, whose features are computed chunk by
-# chunk.
-check_chunk_kernel <- function(kernel) {
+# chunk (which `bands` does not take: check_band_kernel() says so).
+check_chunk_kernel <- function(kernel, bands = FALSE) {
   if (inherits(kernel, "rlsc_features")) return(kernel)
   if (!identical(kernel, "linear") && !identical(kernel, kernel_linear())) {
     stop_arg("a kernel fit needs all rows at once (its n x n kernel matrix): it cannot be ",
-             "fitted from chunks; use the linear kernel, nystrom() or random_features(), or a ",
-             "data set that fits in memory")
+             "fitted from chunks; use the linear kernel",
+             if (bands) " (banded ridge)" else ", nystrom() or random_features()",
+             ", or a data set that fits in memory")
   }
   NULL
 }

@@ -93,13 +93,20 @@ engine_gram <- function(mom, scale, free, gram = TRUE) {
 # of eps sqrt(Lambda_1), so an eigenvalue Lambda_k keeps a relative accuracy
 # of about eps sqrt(Lambda_1 / Lambda_k) (reliability() counts with it).  The
 # SVD costs about twice the symmetric eigendecomposition: only fits that need
-# it take it.
+# it take it.  Columns of infinite multiplier (a band of weight 0) leave the
+# model: they are left out of the SVD, whose rounding would otherwise give
+# their directions singular values of about eps, counted as directions
+# dropped and warned about at lambda = 0.
 graded_eigen <- function(sxx, scale) {
   root <- suppressWarnings(chol(sxx, pivot = TRUE))   # rank deficiency is expected
   rank <- attr(root, "rank")
   root <- root[seq_len(rank), order(attr(root, "pivot")), drop = FALSE]
-  sv <- La.svd(root / rep(as.vector(scale), each = rank), nu = 0L)
-  list(values = sv$d^2, vectors = t(sv$vt))
+  scale <- as.vector(scale)
+  within <- is.finite(scale)
+  sv <- La.svd(root[, within, drop = FALSE] / rep(scale[within], each = rank), nu = 0L)
+  vectors <- matrix(0, length(scale), length(sv$d))
+  vectors[within, ] <- t(sv$vt)
+  list(values = sv$d^2, vectors = vectors)
 }
 
 # Centered cross-products below about xmin / eps have lost digits to

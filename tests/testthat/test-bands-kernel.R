@@ -234,7 +234,11 @@ test_that("bands with a kernel: the kernel is checked", {
   expect_error(rlsc(d$x, d$y, bands = d$group, kernel = nystrom(kernel_rbf(1), m = 5)),
                "`bands` needs the linear kernel .* not nystrom")
   src <- chunk_matrix(d$x, d$y, chunk_rows = 7)
-  expect_error(rlsc(src, bands = d$group, kernel = kernel_rbf(1)), "cannot be fitted from chunks")
+  expect_error(rlsc(src, bands = d$group, kernel = kernel_rbf(1)),
+               "cannot be fitted from chunks; use the linear kernel \\(banded ridge\\), or a data set")
+  expect_error(rlsc(src, bands = d$group, kernel = nystrom(kernel_rbf(1), m = 5)),
+               "`bands` needs the linear kernel .* not nystrom")
+  expect_error(rlsc(src, kernel = kernel_rbf(1)), "use the linear kernel, nystrom\\(\\) or random_features\\(\\)")
 })
 
 test_that("a multiple-kernel fit predicts at any lambda, and after saveRDS()", {

@@ -304,6 +304,27 @@ test_that("a band of tiny weight at a tiny lambda keeps its directions", {
   expect_equal(kf$path$mse[2], held$cvm, tolerance = 1e-8)
 })
 
+test_that("the SVD route leaves a band of weight 0 out: no directions dropped, no warning", {
+  set.seed(41)
+  x <- matrix(rnorm(80 * 6), 80)
+  y <- drop(x[, 3:4] %*% c(1, -1)) + rnorm(80)
+  group <- c(1, 1, 2, 2, 3, 3)
+  # the second candidate's tiny weight makes every engine take the SVD route
+  cand <- rbind(c(0, 1, 0), c(0.5, 0.5 - 1e-11, 1e-11))
+  lambda <- c(10^seq(2, -3), 0)
+  expect_no_warning(fit <- rlsc(x, y, bands = group, band_weights = cand, lambda = lambda))
+  expect_true(fit$engine$bands$graded)
+  expect_identical(unname(fit$band_index), 1L)
+  sub <- rlsc:::band_sub_engine(fit$engine, 1L)
+  expect_identical(sub$dropped, 0)
+  expect_length(sub$values, 2L)
+  # the candidate's LOO path is that of band 2 alone, with or without the route
+  alone <- rlsc(x[, 3:4], y, lambda = lambda)
+  expect_equal(fit$path$mse, alone$path$mse, tolerance = 1e-10)
+  expect_equal(unname(coef(fit)[c(1, 4, 5)]), unname(coef(alone)[1:3]), tolerance = 1e-10)
+  expect_equal(unname(coef(fit)[-c(1, 4, 5)]), rep(0, 4))
+})
+
 test_that("graded_bands() takes the SVD route only where the grid needs it", {
   cand <- rbind(c(0.5, 0.5), c(0.9, 0.1))
   expect_false(graded_bands(c(200, 1), cand, 0))
