@@ -541,9 +541,9 @@ merge_band_parts <- function(a, b) {
 
 # Blocks of response columns and batches of candidates whose engines (per
 # candidate: one, or K for K-fold, each about d x r + r x T numbers in the
-# primal, and while the batch is built its eigendecomposition, d x d more:
-# batched_eigens()) stay within options(rlsc.band_memory) bytes (default
-# 5e8).
+# primal, and while the batch is built its eigendecomposition, d x d more
+# below 700 columns: batched_eigens()) stay within options(rlsc.band_memory)
+# bytes (default 5e8).
 band_plan <- function(search, spec, data, nt, nc) {
   budget <- getOption("rlsc.band_memory", 5e8)
   d <- length(data$template$xnames)
@@ -551,9 +551,10 @@ band_plan <- function(search, spec, data, nt, nc) {
     return(list(targets = list(seq_len(nt)), batches = as.list(seq_len(nc))))
   }
   engines <- if (spec$cv$type == "kfold") spec$cv$K else 1
-  per_target <- max(1, floor((budget / (8 * engines) - 2 * d^2) / d))
+  squares <- if (d < batched_min_d) 2 else 1   # (batched_eigens() keeps no Grams beyond)
+  per_target <- max(1, floor((budget / (8 * engines) - squares * d^2) / d))
   tb <- min(nt, per_target)
-  per_candidate <- 8 * engines * (2 * d^2 + d * tb)
+  per_candidate <- 8 * engines * (squares * d^2 + d * tb)
   cb <- max(1L, min(nc, floor(budget / per_candidate)))
   list(targets = split(seq_len(nt), ceiling(seq_len(nt) / tb)),
        batches = split(seq_len(nc), ceiling(seq_len(nc) / cb)))

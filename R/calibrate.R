@@ -70,7 +70,9 @@ calibrate_fit <- function(best, spec, data, sel, fold_engines) {
       }, held[[e]] %||% vector("list", length(parts)), parts)
     }
     # (in decreasing lambda, each map started from the one before; to the
-    # tolerance of fold_maps(): these maps are only interpolated)
+    # tolerance of fold_maps(), 1e-8 in the gradient: these maps serve the
+    # probabilities at other lambdas, interpolated, as the fold maps serve
+    # LOO probabilities; lambda_min's and lambda_1se's are fitted to 1e-11)
     if (grid[j] %in% at) {
       last <<- fit_map(bind_folds(parts), k, last, tol = 1e-8)
       maps[[length(maps) + 1L]] <<- last

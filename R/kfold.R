@@ -83,11 +83,14 @@ fold_engines <- function(folds, intercept, scale, free, training = NULL, labels 
 # matrix as fast as two), one per engine for the `eigen` of
 # primal_engine(): the folds of a banded candidate, the candidates of a
 # batch (bands.R), the engines of the candidates chosen.  NULL for graded
-# scales (graded_eigen() decomposes those).
+# scales (graded_eigen() decomposes those), and for all at 700 columns or
+# more (batched_min_d), which c_eigen_list() decomposes one after the
+# other with every thread anyway: each engine then decomposes its own Gram
+# when it is built, and the Grams are not all kept at once.
 batched_eigens <- function(moms, scales, free) {
   graded <- vapply(scales, function(s) isTRUE(attr(s, "graded")) && !length(free), NA)
   eigs <- vector("list", length(moms))
-  if (all(graded)) return(eigs)
+  if (!length(moms) || all(graded) || length(moms[[1L]]$xbar) - length(free) >= batched_min_d) return(eigs)
   grams <- Map(function(mom, scale) {
     mom$sxy <- NULL   # only the Gram: no scaled copy of the d x T cross-products
     engine_gram(mom, scale, free)$sxx
@@ -95,6 +98,10 @@ batched_eigens <- function(moms, scales, free) {
   eigs[!graded] <- c_eigen_list(grams)
   eigs
 }
+
+# The order from which c_eigen_list() decomposes one matrix at a time (its
+# EIGEN_LEND_MIN in src/eigen.c).
+batched_min_d <- 700
 
 # `value`, after a collection of the youngest generation of R's heap when
 # the fold's work made large temporaries (`numbers`, the size of its d x T

@@ -25,7 +25,8 @@
 primal_engine <- function(mom, intercept, scale = NULL, free = NULL, eigen = c_eigen) {
   m <- max(mom$nrows, length(mom$xbar))
   raw <- mom
-  gram <- engine_gram(mom, scale, free, is.function(eigen))
+  graded <- isTRUE(attr(scale, "graded")) && !length(free)
+  gram <- engine_gram(mom, scale, free, is.function(eigen) || graded)
   mom <- gram$mom
   d <- length(mom$xbar)
   pen <- setdiff(seq_len(d), free)
@@ -40,7 +41,6 @@ primal_engine <- function(mom, intercept, scale = NULL, free = NULL, eigen = c_e
     free_map <- matrix(0, d, length(free))
     free_map[free, ] <- backsolve(gram$root, diag(length(free)))
   }
-  graded <- isTRUE(attr(scale, "graded")) && !length(free)
   eig <- if (graded) graded_eigen(raw$sxx, scale) else if (is.function(eigen)) eigen(sxx) else eigen
   floor <- direction_floor(eig$vectors, mom$xmax[pen], mom$sumw, m)
   noise <- if (is.null(mom$raw)) floor else pmax(floor, raw_noise(eig$vectors, mom$raw[pen]))

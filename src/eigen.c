@@ -57,11 +57,14 @@ static int panel_width(int n)
 }
 
 /* The scratch of one decomposition of order n, its back-transformation on
-   nth threads, allocated before any step runs (R_alloc is not for threads:
-   eigen_list() runs whole decompositions in them).  `cap`: the doubles of a
-   stage's V (and V'), at most what a stage of about EIGEN_FLOPS per thread
-   uses and never more than all the blocks hold (at n = 5 the budget alone
-   asked for 80 MB twice, and each call took milliseconds). */
+   nth threads, set up before any step runs (R_alloc is not for threads:
+   rlsc_eigen_list() runs whole decompositions in them, each thread on
+   scratch of its own).  `cap`: the doubles of a stage's V (and V'), at most
+   what a stage of about EIGEN_FLOPS per thread uses and never more than all
+   the blocks hold (at n = 5 the budget alone asked for 80 MB twice, and each
+   call took milliseconds).  dstemr's workspace is its documented minimum for
+   eigenvectors, 18 n doubles and 10 n integers, which its workspace query
+   returns as the optimum too (the query cannot run in a thread). */
 typedef struct {
     double *d, *e, *tau, *panel, *d0, *e0, *work, *w2, *v, *vt, *t, *wk;
     int *isuppz, *iwork, *bi0;
@@ -69,35 +72,54 @@ typedef struct {
     int nth;
 } eigen_scratch;
 
-static void eigen_scratch_alloc(eigen_scratch *sc, int n, int nth)
+/* the doubles, integers and offsets of that scratch */
+typedef struct { size_t doubles, ints, offsets; } scratch_size;
+
+static size_t stage_cap(int n, int nth)
 {
-    int k = n - 1 > 0 ? n - 1 : 0, nblocks = (k + PANEL - 1) / PANEL;
+    int k = n - 1 > 0 ? n - 1 : 0;
     size_t cap = (size_t) n * PANEL, fit = (size_t) (EIGEN_FLOPS * nth / (4.0 * (n > 0 ? n : 1))), all = 0;
     for (int i0 = 1; i0 <= k; i0 += PANEL) {
         int ib = k - i0 + 1 < PANEL ? k - i0 + 1 : PANEL;
         all += (size_t) (i0 + ib - 1) * ib;
     }
     if (fit > all) fit = all;
-    if (fit > cap) cap = fit;
-    size_t sn = n > 0 ? n : 1;
+    return fit > cap ? fit : cap;
+}
+
+/* Lays the scratch of order n out in the pools dp, ip and sp (NULL: only
+   counts), returning its size. */
+static scratch_size eigen_scratch_bind(eigen_scratch *sc, int n, int nth, double *dp, int *ip, size_t *sp)
+{
+    int k = n - 1 > 0 ? n - 1 : 0, nblocks = (k + PANEL - 1) / PANEL;
+    size_t sn = n > 0 ? n : 1, nbk = nblocks > 0 ? nblocks : 1, cap = stage_cap(n, nth);
+    size_t dn[] = {sn, sn, sn, sn * panel_width(n > 0 ? n : 1), sn, sn, 18 * sn, 2 * sn, cap, cap,
+                   (size_t) PANEL * PANEL * nbk, (size_t) PANEL * PANEL_COLS * nth};
+    size_t in[] = {2 * sn, 10 * sn, 3 * nbk};
+    scratch_size size = {0, 0, nbk};
+    double **dptr[] = {&sc->d, &sc->e, &sc->tau, &sc->panel, &sc->d0, &sc->e0, &sc->work, &sc->w2,
+                       &sc->v, &sc->vt, &sc->t, &sc->wk};
+    int **iptr[] = {&sc->isuppz, &sc->iwork, &sc->bi0};
+    for (int i = 0; i < 12; i++) {
+        if (dp) *dptr[i] = dp + size.doubles;
+        size.doubles += dn[i];
+    }
+    for (int i = 0; i < 3; i++) {
+        if (ip) *iptr[i] = ip + size.ints;
+        size.ints += in[i];
+    }
+    if (sp) sc->boff = sp;
     sc->nth = nth;
     sc->cap = cap;
-    sc->d = (double *) R_alloc(sn, sizeof(double));
-    sc->e = (double *) R_alloc(sn, sizeof(double));
-    sc->tau = (double *) R_alloc(sn, sizeof(double));
-    sc->panel = (double *) R_alloc(sn * panel_width(n > 0 ? n : 1), sizeof(double));
-    sc->d0 = (double *) R_alloc(sn, sizeof(double));
-    sc->e0 = (double *) R_alloc(sn, sizeof(double));
-    sc->work = (double *) R_alloc(18 * sn, sizeof(double));   /* dstemr's minimum, vectors wanted */
-    sc->w2 = (double *) R_alloc(2 * sn, sizeof(double));
-    sc->v = (double *) R_alloc(cap, sizeof(double));
-    sc->vt = (double *) R_alloc(cap, sizeof(double));
-    sc->t = (double *) R_alloc((size_t) PANEL * PANEL * (nblocks > 0 ? nblocks : 1), sizeof(double));
-    sc->wk = (double *) R_alloc((size_t) PANEL * PANEL_COLS * nth, sizeof(double));
-    sc->isuppz = (int *) R_alloc(2 * sn, sizeof(int));
-    sc->iwork = (int *) R_alloc(10 * sn, sizeof(int));          /* dstemr's minimum */
-    sc->bi0 = (int *) R_alloc(3 * (size_t) (nblocks > 0 ? nblocks : 1), sizeof(int));
-    sc->boff = (size_t *) R_alloc(nblocks > 0 ? nblocks : 1, sizeof(size_t));
+    return size;
+}
+
+static void eigen_scratch_alloc(eigen_scratch *sc, int n, int nth)
+{
+    scratch_size size = eigen_scratch_bind(sc, n, nth, NULL, NULL, NULL);
+    eigen_scratch_bind(sc, n, nth, (double *) R_alloc(size.doubles, sizeof(double)),
+                       (int *) R_alloc(size.ints, sizeof(int)),
+                       (size_t *) R_alloc(size.offsets, sizeof(size_t)));
 }
 
 /* The upper triangle of a (n x n) to tridiagonal form: d (n), e (n - 1),
@@ -348,7 +370,10 @@ SEXP rlsc_eigen(SEXP s, SEXP threads)
    depend on n only), so the results are those of rlsc_eigen().  The
    threads also copy their matrices (LAPACK destroys its input) and check
    them: a matrix that is not finite is not decomposed, and the first one
-   in the list is the error after its round. */
+   in the list is the error after its round.  Each thread has one copy and
+   one scratch, sized for the largest matrix: the memory of two
+   decompositions, not of the list.  (A time limit, which R checks on every
+   few interrupt checks only, may pass unnoticed during a short list.) */
 SEXP rlsc_eigen_list(SEXP s, SEXP threads)
 {
     if (TYPEOF(s) != VECSXP) error("'s' must be a list of matrices");
@@ -378,33 +403,47 @@ SEXP rlsc_eigen_list(SEXP s, SEXP threads)
         UNPROTECT(1);
         return out;
     }
-    eigen_scratch *sc = (eigen_scratch *) R_alloc(count, sizeof(eigen_scratch));
+    /* per thread: a copy of its matrix and the scratch, sized for the
+       largest matrix (each laid out for its own order, as alone) */
     eigen_status *st = (eigen_status *) R_alloc(count, sizeof(eigen_status));
-    double **a = (double **) R_alloc(count, sizeof(double *));
     const double **in = (const double **) R_alloc(count, sizeof(double *));
     double **values = (double **) R_alloc(count, sizeof(double *)),
         **vectors = (double **) R_alloc(count, sizeof(double *));
     int *finite = (int *) R_alloc(count, sizeof(int));
+    scratch_size most = {1, 1, 1};
+    size_t square = 1;
     for (int j = 0; j < count; j++) {
-        eigen_scratch_alloc(&sc[j], n[j], 1);
-        a[j] = (double *) R_alloc((size_t) n[j] * n[j] > 0 ? (size_t) n[j] * n[j] : 1, sizeof(double));
+        eigen_scratch probe;
+        scratch_size size = eigen_scratch_bind(&probe, n[j], 1, NULL, NULL, NULL);
+        if (size.doubles > most.doubles) most.doubles = size.doubles;
+        if (size.ints > most.ints) most.ints = size.ints;
+        if (size.offsets > most.offsets) most.offsets = size.offsets;
+        if ((size_t) n[j] * n[j] > square) square = (size_t) n[j] * n[j];
         in[j] = REAL(VECTOR_ELT(s, j));
         values[j] = REAL(VECTOR_ELT(VECTOR_ELT(out, j), 0));
         vectors[j] = REAL(VECTOR_ELT(VECTOR_ELT(out, j), 1));
     }
+    double *dpool = (double *) R_alloc((size_t) nth * (most.doubles + square), sizeof(double));
+    int *ipool = (int *) R_alloc((size_t) nth * most.ints, sizeof(int));
+    size_t *spool = (size_t *) R_alloc((size_t) nth * most.offsets, sizeof(size_t));
     for (int j0 = 0; j0 < count;) {
         int j1 = j0;
         for (double round = 0.0; j1 < count && (j1 == j0 || round < EIGEN_ROUND_FLOPS * nth); j1++)
             round += 9.0 * n[j1] * (double) n[j1] * n[j1];
         RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1))
         for (int j = j0; j < j1; j++) {
+            int id = rlsc_thread_id();
+            double *dp = dpool + (size_t) id * (most.doubles + square), *a = dp + most.doubles;
+            eigen_scratch sc;
+            eigen_scratch_bind(&sc, n[j], 1, dp, ipool + (size_t) id * most.ints,
+                               spool + (size_t) id * most.offsets);
             size_t nn = (size_t) n[j] * n[j];
-            memcpy(a[j], in[j], sizeof(double) * nn);
+            memcpy(a, in[j], sizeof(double) * nn);
             int ok = 1;
-            for (size_t k = 0; k < nn; k++) ok &= R_FINITE(a[j][k]);
+            for (size_t k = 0; k < nn; k++) ok &= R_FINITE(a[k]);
             finite[j] = ok;
             eigen_status none = {0, 0, 0};
-            st[j] = ok && n[j] > 0 ? decompose(a[j], n[j], values[j], vectors[j], &sc[j], 0) : none;
+            st[j] = ok && n[j] > 0 ? decompose(a, n[j], values[j], vectors[j], &sc, 0) : none;
         }
         for (int j = j0; j < j1; j++) {
             if (!finite[j]) error("'s[[%d]]' must be finite", j + 1);

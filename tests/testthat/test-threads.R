@@ -184,3 +184,32 @@ test_that("a future's worker runs one thread of its own (the futureverse grants 
   on.exit(future::plan(old_plan), add = TRUE)
   expect_identical(future::value(future::future(rlsc::rlsc_threads()[["rlsc"]])), 1L)
 })
+
+test_that("a banded K-fold fit decomposes its fold Grams on the threads: the one-thread fit, the refits", {
+  # 60 columns: each batch of fold Grams goes to c_eigen_list()'s threads
+  set.seed(61)
+  x <- matrix(rnorm(90 * 60), 90)
+  y <- cbind(a = drop(x[, 1:10] %*% rnorm(10)) + rnorm(90), b = rnorm(90))
+  group <- rep(1:3, each = 20)
+  cand <- rbind(c(1, 1, 1) / 3, c(0.6, 0.3, 0.1), c(0, 0.5, 0.5))
+  folds <- rep_len(1:5, 90)
+  lambda <- 10^seq(3, -1, length.out = 6)
+  fit_with <- function(th) {
+    with_threads(th, suppressWarnings(rlsc(x, y, bands = group, band_weights = cand, lambda = lambda,
+                                           foldid = folds)))
+  }
+  two <- fit_with(2L)
+  one <- fit_with(1L)
+  expect_identical(two$path, one$path)
+  expect_identical(two$band_scores, one$band_scores)
+  expect_identical(coef(two), coef(one))
+  # each candidate's best 5-fold criterion of column a: refits without each fold
+  for (j in 1:3) {
+    pf <- 1 / cand[j, group]
+    keep <- is.finite(pf)
+    held <- ref_kfold(y[, "a"], rep(1, 90), folds, lambda, function(train, out, l) {
+      ref_predict(ref_coef_pf(x[train, keep], y[train, "a"], rep(1, sum(train)), l, pf[keep]), x[out, keep])
+    })
+    expect_equal(unname(two$band_scores[j, "a"]), min(held$cvm), tolerance = 1e-9)
+  }
+})
