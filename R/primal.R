@@ -42,6 +42,7 @@ primal_engine <- function(mom, intercept, scale = NULL, free = NULL, eigen = c_e
     free_map[free, ] <- backsolve(gram$root, diag(length(free)))
   }
   eig <- if (graded) graded_eigen(raw$sxx, scale) else if (is.function(eigen)) eigen(sxx) else eigen
+  if (!graded && !is.null(gram$within)) eig$vectors <- widen_rows(eig$vectors, gram$within)
   floor <- direction_floor(eig$vectors, mom$xmax[pen], mom$sumw, m)
   noise <- if (is.null(mom$raw)) floor else pmax(floor, raw_noise(eig$vectors, mom$raw[pen]))
   kept <- kept_directions(eig$values, m, floor, noise, graded)
@@ -62,13 +63,19 @@ primal_engine <- function(mom, intercept, scale = NULL, free = NULL, eigen = c_e
 # `scale`, or, with columns `free`, its Schur complement (with `a`, `root`
 # and `solve_zz`, which the engine's other parts need); `mom`, the scaled
 # moments.  `gram = FALSE`: only the moments, the Gram's diagonal for its
-# matrix (already decomposed), unless columns are free.
+# matrix (already decomposed), unless columns are free.  Columns of infinite
+# multiplier (a band of weight 0) leave the model: the Gram decomposed is
+# that of the others (`within`: model_columns()).
 engine_gram <- function(mom, scale, free, gram = TRUE) {
   if (!gram && !length(free)) mom$sxx <- diag(mom$sxx)   # (check_underflow() reads it)
   if (!is.null(scale)) mom <- scale_moments(mom, scale)
-  if (!is.matrix(mom$sxx)) return(list(mom = mom))
+  within <- model_columns(scale, free)
+  if (!is.matrix(mom$sxx)) return(list(mom = mom, within = within))
   check_overflow(mom$sxx, "x", mom$wmax > 1)
-  if (!length(free)) return(list(mom = mom, sxx = mom$sxx))
+  if (!length(free)) {
+    sxx <- if (is.null(within)) mom$sxx else mom$sxx[within, within, drop = FALSE]
+    return(list(mom = mom, sxx = sxx, within = within))
+  }
   pen <- setdiff(seq_along(mom$xbar), free)
   szz <- mom$sxx[free, free, drop = FALSE]
   root <- tryCatch(chol(szz), error = function(e) NULL)
@@ -104,9 +111,25 @@ graded_eigen <- function(sxx, scale) {
   scale <- as.vector(scale)
   within <- is.finite(scale)
   sv <- La.svd(root[, within, drop = FALSE] / rep(scale[within], each = rank), nu = 0L)
-  vectors <- matrix(0, length(scale), length(sv$d))
-  vectors[within, ] <- t(sv$vt)
-  list(values = sv$d^2, vectors = vectors)
+  list(values = sv$d^2, vectors = widen_rows(t(sv$vt), within))
+}
+
+# The columns in the model (NULL: all of them): those of finite multiplier.
+# A band of weight 0 has an infinite one (band_scale()); left in the
+# decomposition, its zero rows and columns would come out as eigenvalues of
+# rounding size, counted as directions dropped and warned about at
+# lambda = 0.  (`bands` takes no penalty_factor, so no column is free then.)
+model_columns <- function(scale, free) {
+  if (is.null(scale) || all(is.finite(scale))) return(NULL)
+  if (length(free)) stop_arg("columns cannot be both unpenalized and out of the model")
+  is.finite(as.vector(scale))
+}
+
+# Vectors over the columns `within` widened to all columns, 0 on the others.
+widen_rows <- function(vectors, within) {
+  out <- matrix(0, length(within), ncol(vectors))
+  out[within, ] <- vectors
+  out
 }
 
 # Centered cross-products below about xmin / eps have lost digits to

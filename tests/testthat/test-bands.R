@@ -29,7 +29,7 @@ ref_band_tables <- function(x, y, w, group, cand, lambda, intercept = TRUE, fold
 # tested on their own.
 quiet_edge <- function(expr) {
   withCallingHandlers(expr, warning = function(w) {
-    edge <- "end of the `lambda` grid|value of the `lambda` grid|at `lambda` = 0 the directions dropped"
+    edge <- "end of the `lambda` grid|value of the `lambda` grid"
     if (grepl(edge, conditionMessage(w))) invokeRestart("muffleWarning")
   })
 }
@@ -304,25 +304,42 @@ test_that("a band of tiny weight at a tiny lambda keeps its directions", {
   expect_equal(kf$path$mse[2], held$cvm, tolerance = 1e-8)
 })
 
-test_that("the SVD route leaves a band of weight 0 out: no directions dropped, no warning", {
+test_that("a band of weight 0 leaves the decomposition: no directions dropped, no warning", {
   set.seed(41)
-  x <- matrix(rnorm(80 * 6), 80)
+  x <- matrix(rnorm(80 * 6), 80) + 2
   y <- drop(x[, 3:4] %*% c(1, -1)) + rnorm(80)
   group <- c(1, 1, 2, 2, 3, 3)
-  # the second candidate's tiny weight makes every engine take the SVD route
-  cand <- rbind(c(0, 1, 0), c(0.5, 0.5 - 1e-11, 1e-11))
   lambda <- c(10^seq(2, -3), 0)
-  expect_no_warning(fit <- rlsc(x, y, bands = group, band_weights = cand, lambda = lambda))
-  expect_true(fit$engine$bands$graded)
-  expect_identical(unname(fit$band_index), 1L)
-  sub <- rlsc:::band_sub_engine(fit$engine, 1L)
-  expect_identical(sub$dropped, 0)
-  expect_length(sub$values, 2L)
-  # the candidate's LOO path is that of band 2 alone, with or without the route
   alone <- rlsc(x[, 3:4], y, lambda = lambda)
-  expect_equal(fit$path$mse, alone$path$mse, tolerance = 1e-10)
-  expect_equal(unname(coef(fit)[c(1, 4, 5)]), unname(coef(alone)[1:3]), tolerance = 1e-10)
-  expect_equal(unname(coef(fit)[-c(1, 4, 5)]), rep(0, 4))
+  # with the plain decomposition, and with the SVD route, which the second
+  # candidate's tiny weight makes every engine take
+  for (second in list(c(1, 1, 1) / 3, c(0.5, 0.5 - 1e-11, 1e-11))) {
+    cand <- rbind(c(0, 1, 0), second)
+    expect_no_warning(fit <- rlsc(x, y, bands = group, band_weights = cand, lambda = lambda))
+    expect_identical(fit$engine$bands$graded, second[3] < 1e-3)
+    expect_identical(unname(fit$band_index), 1L)
+    sub <- rlsc:::band_sub_engine(fit$engine, 1L)
+    expect_identical(sub$dropped, 0)
+    expect_length(sub$values, 2L)
+    # the candidate's LOO path is that of band 2 alone
+    expect_equal(fit$path$mse, alone$path$mse, tolerance = 1e-10)
+    expect_equal(unname(coef(fit)[c(1, 4, 5)]), unname(coef(alone)[1:3]), tolerance = 1e-10)
+    expect_equal(unname(coef(fit)[-c(1, 4, 5)]), rep(0, 4))
+    # K-fold: the fold engines too
+    kf <- rlsc(x, y, bands = group, band_weights = cand, lambda = lambda, foldid = rep_len(1:4, 80))
+    kf_alone <- rlsc(x[, 3:4], y, lambda = lambda, foldid = rep_len(1:4, 80))
+    expect_equal(unname(kf$band_scores[1, 1]), min(kf_alone$path$mse), tolerance = 1e-10)
+  }
+  # a band of weight 0 between the others, columns far from 0, the default
+  # grid (down to lambda = 0): its zero rows of the scaled Gram gave
+  # eigenvalues of rounding size, and the warning
+  d <- band_data()
+  w <- c(0.2, 0, 0.8)
+  fit <- quiet_edge(rlsc(d$x, d$y, bands = d$group, band_weights = rbind(w)))
+  expect_identical(rlsc:::band_sub_engine(fit$engine, 1L)$dropped, 0)
+  keep <- d$group != 2
+  ref <- quiet_edge(rlsc(d$x[, keep], d$y, penalty_factor = 1 / w[d$group[keep]], lambda = fit$lambda))
+  expect_equal(fit$path$mse, ref$path$mse, tolerance = 1e-10)
 })
 
 test_that("graded_bands() takes the SVD route only where the grid needs it", {
