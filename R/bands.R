@@ -454,10 +454,10 @@ search_per_response <- function(search, spec) {
   cand <- imin <- i1se <- rep(NA_integer_, nt)
   scores <- matrix(NA_real_, nc, nt, dimnames = list(NULL, responses))
   plan <- band_plan(search, spec, data, nt, nc)
+  full <- spec$cv$type != "kfold"   # (K-fold: the fold engines only)
   for (cols in plan$targets) {
     part <- select_responses(data, cols)
     for (batch in plan$batches) {
-      full <- spec$cv$type != "kfold"
       built <- if (is.null(search$build_batch)) lapply(batch, search$build, cols = cols, full = full) else {
         search$build_batch(batch, cols, full)
       }

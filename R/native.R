@@ -74,7 +74,8 @@ c_kernel_asymmetry <- function(k) .Call(C_rlsc_kernel_asymmetry, k)
 # max |x| of a double vector in one pass: NA when x has NA or NaN.
 c_abs_max <- function(x) .Call(C_rlsc_abs_max, x)
 
-# The largest max - min of the columns of a double matrix (no column copied).
+# The largest max - min of the columns of a double matrix (no column copied),
+# NA when a value is not finite.
 c_max_spread <- function(y) .Call(C_rlsc_max_spread, y)
 
 # The calibration map's loss, gradient and (with `hessian`) Hessian at theta

@@ -41,8 +41,8 @@ primal_engine <- function(mom, intercept, scale = NULL, free = NULL, eigen = c_e
     free_map <- matrix(0, d, length(free))
     free_map[free, ] <- backsolve(gram$root, diag(length(free)))
   }
-  eig <- if (graded) graded_eigen(raw$sxx, scale) else if (is.function(eigen)) eigen(sxx) else eigen
-  if (!graded && !is.null(gram$within)) eig$vectors <- widen_rows(eig$vectors, gram$within)
+  eig <- if (graded) graded_eigen(raw$sxx, scale, gram$within) else if (is.function(eigen)) eigen(sxx) else eigen
+  if (!is.null(gram$within)) eig$vectors <- widen_rows(eig$vectors, gram$within)
   floor <- direction_floor(eig$vectors, mom$xmax[pen], mom$sumw, m)
   noise <- if (is.null(mom$raw)) floor else pmax(floor, raw_noise(eig$vectors, mom$raw[pen]))
   kept <- kept_directions(eig$values, m, floor, noise, graded)
@@ -100,25 +100,27 @@ engine_gram <- function(mom, scale, free, gram = TRUE) {
 # of eps sqrt(Lambda_1), so an eigenvalue Lambda_k keeps a relative accuracy
 # of about eps sqrt(Lambda_1 / Lambda_k) (reliability() counts with it).  The
 # SVD costs about twice the symmetric eigendecomposition: only fits that need
-# it take it.  Columns of infinite multiplier (a band of weight 0) leave the
-# model: they are left out of the SVD, whose rounding would otherwise give
-# their directions singular values of about eps, counted as directions
-# dropped and warned about at lambda = 0.
-graded_eigen <- function(sxx, scale) {
+# it take it.  Only the columns `within` (model_columns(): NULL, all) go
+# into the SVD; the vectors are over them, as the plain route's.
+graded_eigen <- function(sxx, scale, within = NULL) {
   root <- suppressWarnings(chol(sxx, pivot = TRUE))   # rank deficiency is expected
   rank <- attr(root, "rank")
   root <- root[seq_len(rank), order(attr(root, "pivot")), drop = FALSE]
   scale <- as.vector(scale)
-  within <- is.finite(scale)
-  sv <- La.svd(root[, within, drop = FALSE] / rep(scale[within], each = rank), nu = 0L)
-  list(values = sv$d^2, vectors = widen_rows(t(sv$vt), within))
+  if (!is.null(within)) {
+    root <- root[, within, drop = FALSE]
+    scale <- scale[within]
+  }
+  sv <- La.svd(root / rep(scale, each = rank), nu = 0L)
+  list(values = sv$d^2, vectors = t(sv$vt))
 }
 
 # The columns in the model (NULL: all of them): those of finite multiplier.
 # A band of weight 0 has an infinite one (band_scale()); left in the
-# decomposition, its zero rows and columns would come out as eigenvalues of
-# rounding size, counted as directions dropped and warned about at
-# lambda = 0.  (`bands` takes no penalty_factor, so no column is free then.)
+# decomposition (or the SVD of graded_eigen()), its zero rows and columns
+# would come out as eigenvalues of rounding size, counted as directions
+# dropped and warned about at lambda = 0.  (`bands` takes no
+# penalty_factor, so no column is free then.)
 model_columns <- function(scale, free) {
   if (is.null(scale) || all(is.finite(scale))) return(NULL)
   if (length(free)) stop_arg("columns cannot be both unpenalized and out of the model")
