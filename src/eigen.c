@@ -325,17 +325,34 @@ void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors, int
     eigen_failure(st);
 }
 
-/* The matrix `s` (square, double, finite) copied for LAPACK, which destroys
-   its input; its order in *n. */
+/* The order of `s`, a square double matrix. */
+static int square_order(SEXP s, const char *name)
+{
+    int n, nc;
+    rlsc_check_double_matrix(s, name, &n, &nc);
+    if (n != nc) error("'%s' must be square, not %d x %d", name, n, nc);
+    return n;
+}
+
+/* src (n x n) copied into a, for LAPACK, which destroys its input; whether
+   every element is finite.  No R API: the threads of rlsc_eigen_list() call
+   it. */
+static int finite_copy(double *a, const double *src, int n)
+{
+    size_t nn = (size_t) n * n;
+    memcpy(a, src, sizeof(double) * nn);
+    int ok = 1;
+    for (size_t k = 0; k < nn; k++) ok &= R_FINITE(a[k]);
+    return ok;
+}
+
+/* The matrix `s` (square, double, finite) copied for LAPACK; its order in
+   *n. */
 static double *eigen_input(SEXP s, const char *name, int *n)
 {
-    int nc;
-    rlsc_check_double_matrix(s, name, n, &nc);
-    if (*n != nc) error("'%s' must be square, not %d x %d", name, *n, nc);
+    *n = square_order(s, name);
     double *a = (double *) R_alloc((size_t) *n * *n > 0 ? (size_t) *n * *n : 1, sizeof(double));
-    memcpy(a, REAL(s), sizeof(double) * (size_t) *n * *n);
-    for (size_t k = 0; k < (size_t) *n * *n; k++)
-        if (!R_FINITE(a[k])) error("'%s' must be finite", name);
+    if (!finite_copy(a, REAL(s), *n)) error("'%s' must be finite", name);
     return a;
 }
 
@@ -385,9 +402,7 @@ SEXP rlsc_eigen_list(SEXP s, SEXP threads)
     for (int j = 0; j < count; j++) {
         char name[32];
         snprintf(name, sizeof name, "s[[%d]]", j + 1);
-        int nc;
-        rlsc_check_double_matrix(VECTOR_ELT(s, j), name, &n[j], &nc);
-        if (n[j] != nc) error("'%s' must be square, not %d x %d", name, n[j], nc);
+        n[j] = square_order(VECTOR_ELT(s, j), name);
         SET_VECTOR_ELT(out, j, eigen_output(n[j]));
         small = small && n[j] < EIGEN_LEND_MIN;
         flops += 9.0 * n[j] * (double) n[j] * n[j];
@@ -437,13 +452,9 @@ SEXP rlsc_eigen_list(SEXP s, SEXP threads)
             eigen_scratch sc;
             eigen_scratch_bind(&sc, n[j], 1, dp, ipool + (size_t) id * most.ints,
                                spool + (size_t) id * most.offsets);
-            size_t nn = (size_t) n[j] * n[j];
-            memcpy(a, in[j], sizeof(double) * nn);
-            int ok = 1;
-            for (size_t k = 0; k < nn; k++) ok &= R_FINITE(a[k]);
-            finite[j] = ok;
+            finite[j] = finite_copy(a, in[j], n[j]);
             eigen_status none = {0, 0, 0};
-            st[j] = ok && n[j] > 0 ? decompose(a, n[j], values[j], vectors[j], &sc, 0) : none;
+            st[j] = finite[j] && n[j] > 0 ? decompose(a, n[j], values[j], vectors[j], &sc, 0) : none;
         }
         for (int j = j0; j < j1; j++) {
             if (!finite[j]) error("'s[[%d]]' must be finite", j + 1);
