@@ -25,37 +25,44 @@
 primal_engine <- function(mom, intercept, scale = NULL, free = NULL, eigen = c_eigen) {
   m <- max(mom$nrows, length(mom$xbar))
   raw <- mom
+  # g = V' diag(1 / scale) s_xy comes from the unscaled vectors and the raw
+  # cross-products (with free columns too: v = [-A V; V] holds their Schur
+  # complement), so the d x T cross-products are never scaled or copied
+  mom$sxy <- NULL
   graded <- isTRUE(attr(scale, "graded")) && !length(free)
   gram <- engine_gram(mom, scale, free, is.function(eigen) || graded)
   mom <- gram$mom
   d <- length(mom$xbar)
   pen <- setdiff(seq_len(d), free)
-  sxx <- gram$sxx
-  sxy <- mom$sxy
+  unscale <- function(m) if (is.null(m) || is.null(scale)) m else m / as.vector(scale)
   beta0 <- free_map <- NULL
   if (length(free)) {
-    a <- gram$a
-    sxy <- mom$sxy[pen, , drop = FALSE] - crossprod(a, mom$sxy[free, , drop = FALSE])
-    beta0 <- matrix(0, d, ncol(sxy))
-    beta0[free, ] <- gram$solve_zz(mom$sxy[free, , drop = FALSE])
+    beta0 <- matrix(0, d, ncol(raw$sxy))
+    sxy_free <- raw$sxy[free, , drop = FALSE]
+    beta0[free, ] <- gram$solve_zz(if (is.null(scale)) sxy_free else sxy_free / scale[free])
     free_map <- matrix(0, d, length(free))
     free_map[free, ] <- backsolve(gram$root, diag(length(free)))
   }
-  eig <- if (graded) graded_eigen(raw$sxx, scale, gram$within) else if (is.function(eigen)) eigen(sxx) else eigen
+  eig <- if (graded) {
+    graded_eigen(raw$sxx, scale, gram$within)
+  } else if (is.function(eigen)) eigen(gram$sxx) else eigen
   if (!is.null(gram$within)) eig$vectors <- widen_rows(eig$vectors, gram$within)
   floor <- direction_floor(eig$vectors, mom$xmax[pen], mom$sumw, m)
   noise <- if (is.null(mom$raw)) floor else pmax(floor, raw_noise(eig$vectors, mom$raw[pen]))
   kept <- kept_directions(eig$values, m, floor, noise, graded)
-  vp <- eig$vectors[, kept$keep, drop = FALSE]
-  v <- matrix(0, d, ncol(vp))
-  v[pen, ] <- vp
-  if (length(free)) v[free, ] <- -a %*% vp
+  v <- if (all(kept$keep) && !length(free)) eig$vectors else {
+    vp <- eig$vectors[, kept$keep, drop = FALSE]
+    v <- matrix(0, d, ncol(vp))
+    v[pen, ] <- vp
+    if (length(free)) v[free, ] <- -gram$a %*% vp
+    v
+  }
   check_underflow(c(eig$values, if (length(free)) diag(mom$sxx)[free]), mom)
-  unscale <- function(m) if (is.null(m) || is.null(scale)) m else m / as.vector(scale)
+  v <- unscale(v)
   new_engine("primal", values = eig$values[kept$keep], dropped = kept$dropped, graded = graded,
              noise = if (any(kept$keep)) noise[kept$keep] else max(noise, 0),
-             g = c_crossprod(vp, sxy), yshift = raw$yshift, ybar = raw$ybar, intercept = intercept,
-             sumw = mom$sumw, shift = raw$shift, center = raw$xbar, v = unscale(v),
+             g = c_crossprod(v, raw$sxy), yshift = raw$yshift, ybar = raw$ybar, intercept = intercept,
+             sumw = mom$sumw, shift = raw$shift, center = raw$xbar, v = v,
              beta0 = unscale(beta0), free_map = unscale(free_map))
 }
 
@@ -176,7 +183,7 @@ raw_noise <- function(vectors, raw) {
 # are then dropped by the relative rule but counted in `dropped`, and
 # warn_unreliable() speaks.
 direction_floor <- function(vectors, xmax, w, m) {
-  sum(w) * (m * .Machine$double.eps)^2 * colSums(vectors^2 * xmax^2)
+  sum(w) * (m * .Machine$double.eps)^2 * colSums((vectors * xmax)^2)
 }
 
 # B of rows x: ((x - shift) - center) v; sparse x is not shifted (its shift
