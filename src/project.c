@@ -8,6 +8,14 @@
    interrupt check after each round. */
 #include "rlsc.h"
 
+/* doubles of a thread's centered block: 4 MB, more than L2 holds.  The
+   product of the block with v runs faster the more rows it has, under the
+   reference BLAS as under OpenBLAS: with 2^17 (about 131 rows at
+   d = 1000) the projection of 2000 x 1000 took 52 ms against 46 ms
+   (OpenBLAS) and 390 ms against 356 ms (reference BLAS), of 20000 x 200
+   23 against 20 ms and 160 against 142 ms. */
+#define PROJECT_DOUBLES (1 << 19)
+
 SEXP rlsc_project(SEXP x, SEXP shift, SEXP center, SEXP v, SEXP threads)
 {
     int n, d, dv, r;
@@ -26,7 +34,7 @@ SEXP rlsc_project(SEXP x, SEXP shift, SEXP center, SEXP v, SEXP threads)
         if (d == 0) {
             memset(pb, 0, sizeof(double) * (size_t) n * r);
         } else {
-            int nb_max = rlsc_parallel_block_rows(n, d);
+            int nb_max = rlsc_parallel_block_rows(n, d, PROJECT_DOUBLES);
             int nblocks = (n + nb_max - 1) / nb_max;
             /* rounds of about 2e8 operations per thread, at least two
                blocks per thread: few parallel regions */

@@ -79,7 +79,7 @@ static inline int rlsc_parallel(int nth, int pieces, double flops)
 /* rows per block: bounds scratch memory to about `budget` doubles */
 #define BLOCK_DOUBLES (1 << 17)
 int rlsc_block_rows(int n, double per_row, double budget);
-int rlsc_parallel_block_rows(int n, double per_row);
+int rlsc_parallel_block_rows(int n, double per_row, double budget);
 
 /* Count work done in a long loop and answer interrupts every 2^24 units (a
    fraction of a second); a jump out is safe where scratch comes from R_alloc

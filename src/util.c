@@ -48,9 +48,9 @@ int rlsc_block_rows(int n, double per_row, double budget)
 /* Row blocks of the parallel loops: as rlsc_block_rows(), and at most an
    eighth of the rows (at least 64), so that a few thousand rows still give
    every thread blocks.  Depends on the problem's sizes only. */
-int rlsc_parallel_block_rows(int n, double per_row)
+int rlsc_parallel_block_rows(int n, double per_row, double budget)
 {
-    int nb = rlsc_block_rows(n, per_row, BLOCK_DOUBLES), eighth = n / 8 + 1;
+    int nb = rlsc_block_rows(n, per_row, budget), eighth = n / 8 + 1;
     if (eighth < 64) eighth = 64;
     return nb < eighth ? nb : eighth;
 }
