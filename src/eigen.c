@@ -5,7 +5,9 @@
      1. reduction to tridiagonal form T = Q' A Q, dsytrd's blocked loop
         (dlatrd on a panel of 32 columns, dsyr2k on the rest), one thread:
         its products are level-2 bound, and splitting them cost the
-        reference BLAS more than a second core gave back;
+        reference BLAS more than a second core gave back (from
+        EIGEN_LEND_MIN rows a threaded BLAS held by the fit runs it with
+        its own threads);
      2. eigenpairs of T (dstemr, O(n^2); dsteqr if dstemr fails, as dsyevr
         falls back on other routines);
      3. back-transformation U = Q Z, 32 Householder reflectors at a time in
@@ -40,11 +42,15 @@ extern void F77_NAME(dstemr)(const char *jobz, const char *range, const int *n, 
 /* floating-point operations (9 n^3 a matrix) per thread in a round of
    eigen_list(): about 0.2 s */
 #define EIGEN_ROUND_FLOPS 1e10
-/* order from which a threaded BLAS held by the fit is lent its threads back:
-   under OpenBLAS on 2 cores, one thread decomposed 500 x 500 as fast as two
-   lent (24 ms) and 100 of them in a banded K-fold fit took 1 s less
-   without the lend (10.0 against 11.0 s, 17.5 against 21.5 CPU s); at 800
-   the lend saved 12% (103 against 117 ms) */
+/* order from which a threaded BLAS held by the fit is lent its threads back
+   for the reduction: under OpenBLAS on 2 cores, one thread decomposed
+   500 x 500 as fast as two lent (24 ms) and 100 of them in a banded K-fold
+   fit took 1 s less without the lend (10.0 against 11.0 s, 17.5 against
+   21.5 CPU s); at 800 the lend saved 12% (103 against 117 ms).  Only for
+   the reduction: the back-transformation on the package's threads, pieces
+   of 64 columns each applying a stage of blocks while in cache, took half
+   the time of the lent BLAS's products over all of Z at once (n = 2000:
+   0.27 against 0.55 s; n = 1000: 33 against 79 ms) */
 #define EIGEN_LEND_MIN 700
 
 /* Columns per panel of the reduction: 32, fewer beyond n = 4096 so that a
@@ -272,18 +278,21 @@ static int safe_shift(double *a, int n)
 }
 
 /* The three steps on scratch `sc`, values reversed to decreasing order and
-   scaled back.  No R API unless `check` (then interrupts are answered):
-   returns 0, or a failure for eigen_failure() to report. */
+   scaled back; `lend`: a threaded BLAS held by the fit runs the reduction
+   with its threads.  No R API unless `check` (then interrupts are
+   answered): returns 0, or a failure for eigen_failure() to report. */
 typedef struct { int step, info, found; } eigen_status;
 
 static eigen_status decompose(double *a, int n, double *values, double *vectors, eigen_scratch *sc,
-                              int check)
+                              int check, int lend)
 {
     eigen_status st = {0, 0, 0};
     int shift = safe_shift(a, n);
     memset(sc->e, 0, sizeof(double) * n);
     memset(sc->tau, 0, sizeof(double) * n);
+    int lent = lend ? rlsc_blas_lend() : 0;
     st.info = tridiagonalize(a, n, sc, check);
+    rlsc_blas_unlend(lent);
     if (st.info != 0) { st.step = 1; return st; }
     if (check) R_CheckUserInterrupt();
     st.info = tridiagonal_eigen(sc, n, values, vectors, &st.found);
@@ -314,15 +323,9 @@ static void eigen_failure(eigen_status st)
 void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors, int nth)
 {
     if (n <= 0) return;
-    /* a threaded BLAS held by the fit runs these steps with its own threads,
-       the package's staying out (a few hundred rows are too few for either) */
-    int lent = n >= EIGEN_LEND_MIN ? rlsc_blas_lend() : 0;
-    if (lent > 1) nth = 1;
     eigen_scratch sc;
     eigen_scratch_alloc(&sc, n, nth);
-    eigen_status st = decompose(a, n, values, vectors, &sc, 1);
-    rlsc_blas_unlend(lent);
-    eigen_failure(st);
+    eigen_failure(decompose(a, n, values, vectors, &sc, 1, n >= EIGEN_LEND_MIN));
 }
 
 /* The order of `s`, a square double matrix. */
@@ -454,7 +457,7 @@ SEXP rlsc_eigen_list(SEXP s, SEXP threads)
                                spool + (size_t) id * most.offsets);
             finite[j] = finite_copy(a, in[j], n[j]);
             eigen_status none = {0, 0, 0};
-            st[j] = finite[j] && n[j] > 0 ? decompose(a, n[j], values[j], vectors[j], &sc, 0) : none;
+            st[j] = finite[j] && n[j] > 0 ? decompose(a, n[j], values[j], vectors[j], &sc, 0, 0) : none;
         }
         for (int j = j0; j < j1; j++) {
             if (!finite[j]) error("'s[[%d]]' must be finite", j + 1);
