@@ -82,7 +82,8 @@ c_max_spread <- function(y) .Call(C_rlsc_max_spread, y)
 # (R/calibrate.R, fit_map()): f the scaled decision values of the classes
 # `slopes`, `own` Platt's target of each class for its own rows.
 c_softmax_map <- function(f, code, own, w, theta, slopes, hessian = FALSE) {
-  .Call(C_rlsc_softmax_map, f, code, own, w, theta, slopes, hessian)
+  hold_blas_threads()
+  .Call(C_rlsc_softmax_map, f, code, own, w, theta, slopes, hessian, thread_count())
 }
 
 # OpenMP's view of the machine and the BLAS's threads (src/threads.c).

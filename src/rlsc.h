@@ -40,7 +40,7 @@ SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP shift, SEXP 
 SEXP rlsc_abs_max(SEXP x);
 SEXP rlsc_max_spread(SEXP y);
 SEXP rlsc_softmax_map(SEXP f, SEXP code, SEXP own, SEXP w, SEXP theta, SEXP slopes,
-                      SEXP hessian);
+                      SEXP hessian, SEXP threads);
 /* threads.c: whether OpenMP is there, how many processors it sees and the
    BLAS's threads; setting the BLAS's threads */
 SEXP rlsc_thread_info(void);

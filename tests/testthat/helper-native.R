@@ -98,7 +98,7 @@ native_valid_args <- function(name) {
       k <- sample(2:5, 1L)
       ns <- sample(0:k, 1L)
       list(native_matrix(n, ns), sample.int(k, n, TRUE), runif(k), abs(native_values(n)),
-           native_values(k - 1L + ns), sample.int(k, ns, TRUE), flag())
+           native_values(k - 1L + ns), sample.int(k, ns, TRUE), flag(), threads)
     },
     rlsc_thread_info = list(),
     rlsc_blas_set_threads = list(sample(1:2, 1L)))

@@ -291,7 +291,7 @@ test_that("per_response multiclass fits give probabilities at each column's lamb
 
 test_that("the calibration map's loss, gradient and Hessian (C) match their definitions", {
   set.seed(41)
-  n <- 300
+  n <- 1300   # three blocks of rows (512 each), summed in order
   for (k in c(2L, 4L)) {
     slopes <- if (k == 2L) 2L else seq_len(k)
     fs <- matrix(rnorm(n * length(slopes)), n)

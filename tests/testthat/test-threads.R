@@ -97,6 +97,22 @@ test_that("kernel, dual and many-response fits do not depend on the number of th
   expect_identical(eig_with(2L), eig_with(1L))
 })
 
+test_that("the calibration map's loss, gradient and Hessian do not depend on the number of threads", {
+  # 12 blocks of 512 rows of 10 classes: above the threads' threshold
+  set.seed(12)
+  n <- 6000
+  k <- 10L
+  fs <- matrix(rnorm(n * k), n)
+  code <- sample.int(k, n, TRUE)
+  w <- runif(n)
+  own <- (tabulate(code, k) + 1) / (tabulate(code, k) + 2)
+  theta <- c(rnorm(k - 1L), abs(rnorm(k)))
+  map <- function() c_softmax_map(fs, code, own, w / sum(w), theta, seq_len(k), TRUE)
+  one <- with_threads(1L, map())
+  expect_identical(with_threads(2L, map()), one)
+  expect_identical(with_threads(3L, map()), one)
+})
+
 test_that("a forked child fits with one thread instead of waiting for its parent's", {
   skip_on_os("windows")
   skip_on_cran()
