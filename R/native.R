@@ -78,6 +78,9 @@ c_abs_max <- function(x) .Call(C_rlsc_abs_max, x)
 # NA when a value is not finite.
 c_max_spread <- function(y) .Call(C_rlsc_max_spread, y)
 
+# sum_j (x_j v_jk)^2 of each column k of v, in one pass (direction_floor()).
+c_scaled_sumsq <- function(v, x) .Call(C_rlsc_scaled_sumsq, v, x)
+
 # The calibration map's loss, gradient and (with `hessian`) Hessian at theta
 # (R/calibrate.R, fit_map()): f the scaled decision values of the classes
 # `slopes`, `own` Platt's target of each class for its own rows.

@@ -183,7 +183,7 @@ raw_noise <- function(vectors, raw) {
 # are then dropped by the relative rule but counted in `dropped`, and
 # warn_unreliable() speaks.
 direction_floor <- function(vectors, xmax, w, m) {
-  sum(w) * (m * .Machine$double.eps)^2 * colSums((vectors * xmax)^2)
+  sum(w) * (m * .Machine$double.eps)^2 * c_scaled_sumsq(vectors, as.double(xmax))
 }
 
 # B of rows x: ((x - shift) - center) v; sparse x is not shifted (its shift

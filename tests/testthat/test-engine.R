@@ -110,6 +110,11 @@ entry_points <- list(
     bad = list(list(1:2, "'x' must be a double vector"), list("a", "'x' must be a double vector"),
                list(NULL, "'x' must be a double vector")),
     arg = c(1, 1, 1)),
+  C_rlsc_scaled_sumsq = list(
+    ok = list(matrix(1, 3, 2), c(1, 2, 3)),
+    bad = list(list(1:6, "'v' must be a double matrix"), list(c(1, 2), "'v' must be a matrix"),
+               list(c(1, 2), "'x' must have length 3"), list(1:3, "'x' must be a double vector")),
+    arg = c(1, 1, 2, 2)),
   C_rlsc_max_spread = list(
     ok = list(matrix(1, 4, 2)),
     bad = list(list(1:8, "'y' must be a double matrix"), list(c(1, 2), "'y' must be a matrix"),
@@ -349,4 +354,13 @@ test_that("the eigendecomposition is orthogonal with small residuals, its values
   expect_identical(eig_list(unname(small), 1L), unname(alone[names(small)]))
   expect_identical(eig_list(unname(small[c(7, 7, 7)]), 3L), unname(alone[c(7, 7, 7)]))
   expect_identical(eig_list(unname(cases[c("large", "wishart_65")]), 2L), unname(alone[c("large", "wishart_65")]))
+})
+
+test_that("c_scaled_sumsq() is colSums((v * x)^2), the directions' noise floors", {
+  set.seed(3)
+  v <- matrix(rnorm(40 * 7), 40)
+  x <- abs(rnorm(40)) * 10^runif(40, -3, 3)
+  expect_equal(c_scaled_sumsq(v, x), colSums((v * x)^2), tolerance = 1e-14)
+  expect_identical(c_scaled_sumsq(matrix(0, 0, 3), numeric(0)), numeric(3))
+  expect_identical(c_scaled_sumsq(matrix(0, 4, 0), rep(1, 4)), numeric(0))
 })
