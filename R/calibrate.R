@@ -165,6 +165,7 @@ fold_maps <- function(entry, k) {
 # 2k - 1 parameters, solved by projected Newton steps (newton_bounded()) on
 # columns scaled by their largest magnitude, in O(n k^2) per step.
 fit_map <- function(held, k, start = NULL, tol = 1e-11) {
+  hold_blas_threads()   # once for all its evaluations (outside a fit: loo_predict())
   keep <- held$w > 0 & stats::complete.cases(held$f)
   f <- own_values(held$f[keep, , drop = FALSE], k)
   code <- held$code[keep]

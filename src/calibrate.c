@@ -21,6 +21,9 @@
    in order, so the result does not depend on their number; the rows'
    sqrt(w) z go to dsyrk a block at a time */
 #define ZROWS 512
+/* doubles of a round's block sums, at most (16 MiB; with 10 classes a
+   slot is 381 doubles, so every round holds 64 blocks per thread) */
+#define SLOT_DOUBLES (1 << 21)
 
 /* What every block reads (shared, read-only in the threads). */
 typedef struct {
@@ -31,8 +34,8 @@ typedef struct {
 
 /* The sums of rows i0 .. i1 - 1 (at most ZROWS) into out: the loss, then
    its gradient (np), then the upper triangle of its Hessian (np x np, when
-   asked for), out zeroed by the caller.  `scratch`: 2 k + ZROWS np
-   doubles.  No R API: this runs in the threads. */
+   asked for), out zeroed by the caller.  `scratch`: 2 k doubles, and
+   ZROWS np more for the Hessian.  No R API: this runs in the threads. */
 static void softmax_block(const softmax_job *job, int i0, int i1, double *out, double *scratch)
 {
     int n = job->n, k = job->k, na = job->na, ns = job->ns, np = job->np;
@@ -125,11 +128,18 @@ SEXP rlsc_softmax_map(SEXP f, SEXP code, SEXP own, SEXP w, SEXP theta, SEXP slop
     softmax_job job = {n, k, na, ns, np, want_hess, REAL(f), REAL(own), REAL(w), REAL(theta),
                        pc, ps, slope_of};
     /* rounds of blocks (interrupts answered between them), each block's sums
-       in its own slot, merged in block order */
-    int nblocks = (n + ZROWS - 1) / ZROWS, per_round = 64 * nth;
-    size_t slot = 1 + np + (want_hess ? (size_t) np * np : 0), sd = 2 * (size_t) k + (size_t) ZROWS * np;
-    int most = nblocks < per_round ? nblocks : per_round;
-    double *sums = (double *) R_alloc(slot * (most > 0 ? most : 1), sizeof(double));
+       in its own slot, merged in block order.  A round holds at most 64
+       blocks per thread and, with many classes, slots of at most SLOT_DOUBLES
+       in all (at least one block per thread): the memory is bounded whatever
+       n and the threads */
+    int nblocks = n > 0 ? (n - 1) / ZROWS + 1 : 0;
+    size_t slot = 1 + np + (want_hess ? (size_t) np * np : 0);
+    size_t sd = 2 * (size_t) k + (want_hess ? (size_t) ZROWS * np : 0);
+    if (nth > nblocks) nth = nblocks > 0 ? nblocks : 1;
+    double fit = SLOT_DOUBLES / (double) slot;
+    int per_round = fit < nth ? nth : fit > 64.0 * nth ? 64 * nth : (int) fit;
+    if (per_round > nblocks) per_round = nblocks > 0 ? nblocks : 1;
+    double *sums = (double *) R_alloc(slot * per_round, sizeof(double));
     double *scratch = (double *) R_alloc(sd * nth, sizeof(double));
     double value = 0.0;
     for (int b0 = 0; b0 < nblocks; b0 += per_round) {
@@ -139,9 +149,9 @@ SEXP rlsc_softmax_map(SEXP f, SEXP code, SEXP own, SEXP w, SEXP theta, SEXP slop
         int par = rlsc_parallel(nth, b1 - b0, work);
         RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
         for (int b = b0; b < b1; b++) {
-            int i1 = (b + 1) * ZROWS < n ? (b + 1) * ZROWS : n;
+            int i0 = b * ZROWS, i1 = n - i0 > ZROWS ? i0 + ZROWS : n;   /* (no overflow near INT_MAX) */
             double *sc = scratch + sd * (par ? rlsc_thread_id() : 0);
-            softmax_block(&job, b * ZROWS, i1, sums + slot * (b - b0), sc);
+            softmax_block(&job, i0, i1, sums + slot * (b - b0), sc);
         }
         for (int b = 0; b < b1 - b0; b++) {
             const double *sb = sums + slot * b;
