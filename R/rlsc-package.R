@@ -24,10 +24,11 @@
 #'     `options(mc.cores = 1)`), a Slurm job's allocation. A BLAS that runs
 #'     threads of its own (OpenBLAS, MKL or BLIS) is held to one thread
 #'     while a fit runs and given its threads back afterwards (also after an
-#'     error or an interrupt), except in eigendecompositions of order 700 and
-#'     up, which it runs with its own threads: threads inside threads would
-#'     oversubscribe the cores. The work is split by the sizes of the
-#'     problem only, so every result is the same, bit for bit, whatever the
+#'     error or an interrupt), except in the reduction to tridiagonal form of
+#'     eigendecompositions of order 700 and up, which it runs with its own
+#'     threads: threads inside threads would oversubscribe the cores. The
+#'     work is split by the sizes of the problem only, so every result is
+#'     the same, bit for bit, whatever the
 #'     number of threads. A forked child (`parallel::mclapply()`,
 #'     `future::plan("multicore")`) runs one thread; workers of a chunked fit
 #'     share the session's threads between them. `vignette("chunked")` says

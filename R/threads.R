@@ -59,8 +59,8 @@ cores_granted <- new.env(parent = emptyenv())
 # whatever `options(rlsc.threads)` says, so the BLAS computes the same way,
 # and results are the same, with any number of the package's threads (a
 # threaded OpenBLAS rounds differently from a single-threaded one); the
-# eigendecomposition gets the BLAS's threads back (src/eigen.c).  A hold
-# inside a hold changes nothing.
+# reduction of an eigendecomposition of order 700 and up gets the BLAS's
+# threads back (src/eigen.c).  A hold inside a hold changes nothing.
 hold_blas_threads <- function(env = parent.frame()) {
   before <- c_blas_set_threads(1L)
   if (before > 1L) {

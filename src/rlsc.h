@@ -61,7 +61,7 @@ int rlsc_thread_count(SEXP threads);
 int rlsc_thread_id(void);
 int rlsc_triangle_pieces(int m, int max_pieces, int min_width, int *c);
 /* a threaded BLAS that the package holds to one thread during a fit, given
-   its threads back for the eigendecomposition (0: it is not held) */
+   its threads back for an eigendecomposition's reduction (0: it is not held) */
 int rlsc_blas_lend(void);
 void rlsc_blas_unlend(int lent);
 /* whether a parallel region is worth starting: more than one thread, more

@@ -139,7 +139,7 @@ SEXP rlsc_blas_set_threads(SEXP n)
 }
 
 /* A held BLAS gets its threads back for a step that is the BLAS's work
-   alone (the eigendecomposition's reduction and back-transformation, where
+   alone (the reduction of an eigendecomposition of order 700 and up, where
    its threads beat the package's: bench/README.md, "Threads"); returns them
    (0 when the BLAS is not held), for rlsc_blas_unlend() to hold it again.
    An interrupt in between leaves the BLAS its threads: what the hold's end
