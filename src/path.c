@@ -353,8 +353,11 @@ static void path_piece(const path_job *job, int b, int c, double *scratch, piece
                 double *f = fb + (on_rows ? (size_t) mrow * tt + snb * lk : snb * (tt + (size_t) tb * lk));
                 const double *e0 = r0b + snb * tt;
                 double s = 0.0;
-                /* e and the LOO error; f is overwritten with the squared LOO
-                   error, which the second pass reads */
+                int t = t0 + tt;
+                const double *yt = yb + snb * tt;
+                /* e and the LOO error (kept in elb for the classes); f is
+                   overwritten with the squared LOO error, which the second
+                   pass reads */
                 if (!job->kp) {
                     RLSC_OMP(omp simd reduction(+:s))
                     for (int i = 0; i < nb; i++) {
@@ -366,14 +369,7 @@ static void path_piece(const path_job *job, int b, int c, double *scratch, piece
                         elb[i] = el;
                         s += wl[i] * l2;
                     }
-                    /* classes: each row's largest LOO value so far and its
-                       column, in a loop of its own that vectorizes (in the
-                       loop above it took a quarter of a 10-class path) */
-                    if (job->cls)
-                        best_loo(yb + snb * tt, elb, tt, t0 + tt, nb, out->best + snb * l, out->best_t + snb * l);
                 } else {
-                    int t = t0 + tt;
-                    const double *yt = yb + snb * tt;
                     const double *dl = den + snb * l;
                     for (int i = 0; i < nb; i++) {
                         /* kept outputs: undefined where the row has weight
@@ -394,8 +390,11 @@ static void path_piece(const path_job *job, int b, int c, double *scratch, piece
                         job->fitted[at] = yt[i] - e;
                         job->loo[at] = lv;
                     }
-                    if (job->cls) best_loo(yt, elb, tt, t, nb, out->best + snb * l, out->best_t + snb * l);
                 }
+                /* classes: each row's largest LOO value so far and its
+                   column, in a loop of its own that vectorizes (inside the
+                   loops above it took a quarter of a 10-class path) */
+                if (job->cls) best_loo(yt, elb, tt, t, nb, out->best + snb * l, out->best_t + snb * l);
                 /* the column's weighted mean and squared deviations over the
                    block (one column: the average over the columns is it) */
                 double *cs = out->colsum + 3 * (l + (size_t) nl * tt);
