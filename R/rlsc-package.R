@@ -28,10 +28,10 @@
 #'     eigendecompositions of order 700 and up, which it runs with its own
 #'     threads: threads inside threads would oversubscribe the cores. The
 #'     work is split by the sizes of the problem only, so every result is
-#'     the same, bit for bit, whatever the
-#'     number of threads. A forked child (`parallel::mclapply()`,
-#'     `future::plan("multicore")`) runs one thread; workers of a chunked fit
-#'     share the session's threads between them. `vignette("chunked")` says
+#'     the same, bit for bit, whatever the number of threads. A forked
+#'     child (`parallel::mclapply()`, `future::plan("multicore")`) runs one
+#'     thread; workers of a chunked fit share the session's threads between
+#'     them. `vignette("chunked")` says
 #'     how to keep the threads of parallel workers within the cores.}
 #'   \item{`rlsc.progress`}{`FALSE` turns off the progress bar of long kernel
 #'     fits in interactive sessions (default `TRUE`).}
