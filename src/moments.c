@@ -331,12 +331,14 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
     memset(acc.xmax, 0, sizeof(double) * d);
 
     /* row blocks: the Gram's by the columns of x (and a piece of y's); the
-       diagonal alone by y's columns (x is read a column at a time) */
+       diagonal alone by y's columns (x is read a column at a time, into a
+       column of scratch per thread, counted as two: the blocks, and so the
+       results, must not depend on the number of threads) */
     int ty = nt < Y_PIECE ? nt : Y_PIECE;
     moment_rows m = {REAL(x), REAL(y), REAL(w), icpt ? REAL(shift) : NULL, icpt ? REAL(yshift) : NULL,
                      n, d, nt, full, icpt, 0};
     m.nb_max = full ? rlsc_block_rows(n, (double) d + ty, GRAM_BLOCK_DOUBLES)
-        : rlsc_block_rows(n, (double) nt + nth, BLOCK_DOUBLES);
+        : rlsc_block_rows(n, (double) nt + 2.0, BLOCK_DOUBLES);
 
     /* Blocks whose work is small (few columns) are too small to split among
        the threads: a parallel region per block then costs more than its
@@ -349,10 +351,12 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
     double block_work = (double) m.nb_max * d * ((full ? d : 1) + 2.0 * nt);
     double per_chunk = (double) ns + nc + 2.0 * d + nt;
     int nchunk = (int) fmin(16.0, floor((double) n * (d + nt) / (2.0 * per_chunk)));
-    if (block_work < 5e7 && nchunk >= 2) {
-        double rows = fmin(ceil((double) n / 16.0), floor(2e8 / ((full ? d : 1) * (double) d + 2.0 * d * nt + 1.0)));
-        int chunk_rows = rows < m.nb_max ? m.nb_max : (int) rows;
-        int total = (n + chunk_rows - 1) / chunk_rows;
+    double rows = fmin(ceil((double) n / 16.0), floor(2e8 / ((full ? d : 1) * (double) d + 2.0 * d * nt + 1.0)));
+    int chunk_rows = rows < m.nb_max ? m.nb_max : (int) rows;
+    int total = (n + chunk_rows - 1) / chunk_rows;
+    /* (one chunk would leave the other threads idle: then the pieces of
+       columns of its one block, a pass of wide x 2x faster on two threads) */
+    if (block_work < 5e7 && nchunk >= 2 && total >= 2) {
         size_t sd = scratch_doubles(&m, 1);
         double *scr = (double *) R_alloc(sd * nth, sizeof(double));
         double *buf = (double *) R_alloc((size_t) per_chunk * nchunk, sizeof(double));

@@ -95,6 +95,18 @@ test_that("kernel, dual and many-response fits do not depend on the number of th
   expect_identical(many_with(2L), many_with(1L))
   eig_with <- function(th) .Call(getFromNamespace("C_rlsc_eigen", "rlsc"), crossprod(xw[, 1:600]), th)
   expect_identical(eig_with(2L), eig_with(1L))
+  # the moments without a Gram (a dual fit's means of y) of 300 columns: their
+  # row blocks once shrank with the threads
+  ys <- matrix(rnorm(3000 * 300), 3000) + 5
+  ws <- runif(3000)
+  mom_with <- function(th) with_threads(th, rlsc:::c_moments(matrix(0, 3000, 0), ys, ws, numeric(0),
+                                                             ys[1, ], FALSE))
+  expect_identical(mom_with(2L), mom_with(1L))
+  # and a wide x's column pass, whose one block of rows the threads split
+  xs <- matrix(rnorm(500 * 3000), 500) + 3
+  col_with <- function(th) with_threads(th, rlsc:::c_moments(xs, ys[1:500, 1:2], ws[1:500], xs[1, ],
+                                                             ys[1, 1:2], FALSE))
+  expect_identical(col_with(2L), col_with(1L))
 })
 
 test_that("the calibration map's loss, gradient and Hessian do not depend on the number of threads", {
