@@ -354,9 +354,12 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
     double rows = fmin(ceil((double) n / 16.0), floor(2e8 / ((full ? d : 1) * (double) d + 2.0 * d * nt + 1.0)));
     int chunk_rows = rows < m.nb_max ? m.nb_max : (int) rows;
     int total = (n + chunk_rows - 1) / chunk_rows;
-    /* (one chunk would leave the other threads idle: then the pieces of
-       columns of its one block, a pass of wide x 2x faster on two threads) */
-    if (block_work < 5e7 && nchunk >= 2 && total >= 2) {
+    /* Without the Gram, one chunk would leave the other threads idle: its one
+       block's pieces of columns go to them instead (a pass over 500 x 5000
+       6.6 ms on one thread, 3.7 on two).  A small Gram of one chunk stays on
+       one thread: its pieces of the triangle are then too small (1000 x 100
+       took 1.4 ms on two against 1.2 on one). */
+    if (block_work < 5e7 && nchunk >= 2 && (full || total >= 2)) {
         size_t sd = scratch_doubles(&m, 1);
         double *scr = (double *) R_alloc(sd * nth, sizeof(double));
         double *buf = (double *) R_alloc((size_t) per_chunk * nchunk, sizeof(double));
