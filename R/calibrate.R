@@ -91,7 +91,7 @@ each_heldout <- function(engines, data, grid, nfold, cw, visit) {
   n <- if (data$kind == "memory") nrow(data$rows$y) else sum(data$counts$n)
   batch <- max(1L, floor(1e7 / (max(n, 1) * ncol(data$resp$y0))))
   for (b in split(seq_along(grid), ceiling(seq_along(grid) / batch))) {
-    parts <- kfold_paths(engines, data, grid[b], TRUE, TRUE, nfold)
+    parts <- kfold_paths(engines, data, grid[b], TRUE, TRUE, nfold, columns = FALSE)
     # (the classes and weights of a fold's rows are the same at every lambda)
     rows <- lapply(parts, function(p) list(code = class_codes(p$y), w = observation_weights(p$weights, p$y, cw)))
     for (j in seq_along(b)) {

@@ -155,9 +155,11 @@ validation_table <- function(eng, data, lambda, crit, folds = NULL, nfold = NULL
   nt <- ncol(data$resp$y0)
   nrows <- sum(data$counts$n) %||% 0
   if (data$kind == "memory") nrows <- nrow(data$rows$x)
+  # the losses of each response column only for a criterion per column
+  columns <- isTRUE(crit$per_response)
   if (is.null(folds)) {
-    sums <- crit$name %in% c("mse", "gcv") && !isTRUE(crit$per_response)
-    path <- engine_path(eng, data, lambda, classify, FALSE, sums)
+    sums <- crit$name %in% c("mse", "gcv") && !columns
+    path <- engine_path(eng, data, lambda, classify, FALSE, sums, columns)
     if (crit$name == "auc") {
       path$value <- lpo_auc(eng, data, lambda)
       return(structure(path_table(path, lambda, classify, crit), pairs = attr(path$value, "pairs")))
@@ -168,7 +170,7 @@ validation_table <- function(eng, data, lambda, crit, folds = NULL, nfold = NULL
     }
     return(path_table(path, lambda, classify, crit))
   }
-  per_fold <- kfold_paths(folds, data, lambda, classify, FALSE, nfold)
+  per_fold <- kfold_paths(folds, data, lambda, classify, FALSE, nfold, columns)
   if (needs_values(crit)) {
     values <- value_criterion(function(l) kfold_paths(folds, data, l, classify, TRUE, nfold),
                               lambda, nrows, nt, crit)

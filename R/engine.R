@@ -123,7 +123,8 @@ engine_columns <- function(eng, cols) {
   eng
 }
 
-engine_path <- function(eng, data, lambda, classify = FALSE, keep = FALSE, sums = FALSE) {
+engine_path <- function(eng, data, lambda, classify = FALSE, keep = FALSE, sums = FALSE,
+                        columns = TRUE) {
   UseMethod("engine_path")
 }
 engine_coef <- function(eng, lambda) UseMethod("engine_coef")

@@ -143,8 +143,10 @@ check_auc_folds <- function(values, labels) {
 # The per-fold paths of the held-out rows over `lambda` (a list of K parts):
 # primal fold engines in one pass over the blocks; dual ones, built per fold,
 # on their own rows.
-kfold_paths <- function(engines, data, lambda, classify, keep, nfold) {
-  if (inherits(engines, "rlsc_fold_blocks")) return(blocked_kfold_paths(engines, data, lambda, classify, keep, nfold))
+kfold_paths <- function(engines, data, lambda, classify, keep, nfold, columns = TRUE) {
+  if (inherits(engines, "rlsc_fold_blocks")) {
+    return(blocked_kfold_paths(engines, data, lambda, classify, keep, nfold, columns))
+  }
   if (is.function(engines)) {   # dual: engines(k) builds fold k's engine
     rows <- all_rows(data)
     fold <- row_folds(data$rows, 1L, nfold)
@@ -154,18 +156,18 @@ kfold_paths <- function(engines, data, lambda, classify, keep, nfold) {
       # no leverage), their losses weighted by their own weights
       set <- list(basis = eng$basis, q = eng$q, r0 = eng$r0, y = rows$y, w = rows$w, omega = eng$w,
                   rows = which(fold == k), complement = FALSE)
-      finish_path(row_path(set, eng, lambda, classify, keep, data$unit), eng, lambda)
+      finish_path(row_path(set, eng, lambda, classify, keep, data$unit, columns = columns), eng, lambda)
     }))
   }
   out <- map_rows(data, heldout_block_paths, function(a, b) Map(merge_path_parts, a, b),
                   engines = engines, lambda = lambda, classify = classify, keep = keep,
-                  unit = data$unit, counts = data$counts, what = "evaluating")
+                  unit = data$unit, columns = columns, counts = data$counts, what = "evaluating")
   lapply(out, finish_path, eng = engines[[1L]], lambda = lambda)
 }
 
-heldout_block_paths <- function(rows, i, engines, lambda, classify, keep, unit, counts) {
+heldout_block_paths <- function(rows, i, engines, lambda, classify, keep, unit, columns, counts) {
   check_unchanged(rows, i, counts)
-  heldout_paths(held_out_rows(rows, i, length(engines)), engines, lambda, classify, keep, unit)
+  heldout_paths(held_out_rows(rows, i, length(engines)), engines, lambda, classify, keep, unit, columns)
 }
 
 # The rows of a block held out by each fold (taken once for all the engines
@@ -175,10 +177,10 @@ held_out_rows <- function(rows, i, nfold) {
   lapply(seq_len(nfold), function(k) fold_rows(rows, which(fold == k)))
 }
 
-heldout_paths <- function(held, engines, lambda, classify, keep, unit) {
+heldout_paths <- function(held, engines, lambda, classify, keep, unit, columns = TRUE) {
   lapply(seq_along(engines), function(k) {
     fold_collect(row_path(primal_rows(engines[[k]], held[[k]], heldout = TRUE), engines[[k]], lambda,
-                          classify, keep, unit), length(engines[[k]]$g))
+                          classify, keep, unit, columns = columns), length(engines[[k]]$g))
   })
 }
 
@@ -320,7 +322,7 @@ response_blocks <- function(nt, per_column) {
 # errors are over folds).  R collects a block's garbage before the next:
 # left to itself it collects when its heap reaches about 1.4 times the
 # largest live memory seen, which here is y itself.
-blocked_kfold_paths <- function(blocks, data, lambda, classify, keep, nfold) {
+blocked_kfold_paths <- function(blocks, data, lambda, classify, keep, nfold, columns = TRUE) {
   if (keep) stop("kept outputs are not bound across blocks of response columns")
   nt <- ncol(data$resp$y0)
   first <- seq_len(4L)
@@ -330,7 +332,7 @@ blocked_kfold_paths <- function(blocks, data, lambda, classify, keep, nfold) {
     engines <- primal_fold_engines(select_responses(blocks$data, cols), blocks$spec, nfold,
                                    blocks$scale, blocks$eigens)
     for (f in blocks$finish) engines <- lapply(engines, f)
-    per_fold <- kfold_paths(engines, part, lambda, classify, keep, nfold)
+    per_fold <- kfold_paths(engines, part, lambda, classify, keep, nfold, columns)
     rm(engines)
     if (is.null(out)) {
       out <- lapply(per_fold, function(p) {

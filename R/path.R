@@ -21,22 +21,23 @@
 # wanted: the mean squared error and GCV) and more response columns than
 # directions, the path runs on the responses' coordinates in the row space of
 # g instead (response_space()); the absolute losses are then NA and there are
-# no per-column losses.
+# no per-column losses.  With `columns` FALSE (no criterion per response
+# column) the per-column losses are NA, not computed.
 
 engine_path.rlsc_primal <- function(eng, data, lambda, classify = FALSE, keep = FALSE,
-                                    sums = FALSE) {
+                                    sums = FALSE, columns = TRUE) {
   space <- if (sums && !keep && !classify) response_space(eng$g)
   out <- map_rows(data, primal_block_path, merge_path_parts, eng = eng, lambda = lambda,
                   classify = classify, keep = keep, unit = data$unit, space = space,
-                  counts = data$counts, what = "evaluating")
+                  columns = columns, counts = data$counts, what = "evaluating")
   finish_path(out, eng, lambda)
 }
 
 # One block's path: its rows projected, checked against the counts of the
 # first pass (a chunk whose data changed between the passes is an error).
-primal_block_path <- function(rows, i, eng, lambda, classify, keep, unit, space, counts) {
+primal_block_path <- function(rows, i, eng, lambda, classify, keep, unit, space, columns, counts) {
   check_unchanged(rows, i, counts)
-  row_path(primal_rows(eng, rows), eng, lambda, classify, keep, unit, space)
+  row_path(primal_rows(eng, rows), eng, lambda, classify, keep, unit, space, columns)
 }
 
 # Rows of a primal engine as a set for row_path(): in the direct form, or as
@@ -57,7 +58,7 @@ primal_rows <- function(eng, rows, heldout = FALSE) {
 # The dual engine's own rows, in their two forms; the rows' response comes
 # from the data.
 engine_path.rlsc_dual <- function(eng, data, lambda, classify = FALSE, keep = FALSE,
-                                  sums = FALSE) {
+                                  sums = FALSE, columns = TRUE) {
   space <- if (sums && !keep && !classify) response_space(eng$g)
   y <- all_rows(data)$y
   n <- length(eng$w)
@@ -70,7 +71,7 @@ engine_path.rlsc_dual <- function(eng, data, lambda, classify = FALSE, keep = FA
     idx <- if (count == n) NULL else which(take)
     set <- list(basis = eng$basis, q = eng$q, r0 = eng$r0, y = y, w = eng$w, omega = eng$w,
                 rows = idx, complement = !direct)
-    part <- row_path(set, eng, lambda, classify, keep, data$unit, space)
+    part <- row_path(set, eng, lambda, classify, keep, data$unit, space, columns)
     if (keep) part$index <- list(idx %||% seq_len(n))
     out <- if (is.null(out)) part else merge_path_parts(out, part)
   }
@@ -80,7 +81,7 @@ engine_path.rlsc_dual <- function(eng, data, lambda, classify = FALSE, keep = FA
 # The path of one set of rows: list(basis, q, r0 (or NULL and yorigin: r0 =
 # (y - yorigin[1, ]) - yorigin[2, ]), y, w, omega, rows (indices into the
 # set's rows, NULL: all), complement), through src/path.c.
-row_path <- function(set, eng, lambda, classify, keep, unit, space = NULL) {
+row_path <- function(set, eng, lambda, classify, keep, unit, space = NULL, columns = TRUE) {
   # (c_loo_path() divides g by `unit` itself: no copy of g, r x T)
   g <- if (set$complement) eng$g / sqrt(eng$values) else eng$g
   rows <- set$rows %||% seq_len(nrow(set$basis))
@@ -88,7 +89,7 @@ row_path <- function(set, eng, lambda, classify, keep, unit, space = NULL) {
     part <- c_loo_path(basis = set$basis, values = eng$values, g = g, q = set$q, r0 = set$r0,
                        y = set$y, w = set$w, omega = set$omega, rows = rows, lambda = lambda,
                        complement = set$complement, classify = classify, keep = keep,
-                       perp = NULL, unit = unit, yorigin = set$yorigin)
+                       perp = NULL, unit = unit, yorigin = set$yorigin, columns = columns)
   } else {   # the responses' coordinates, already in units
     r0 <- set$r0 %||% ((set$y - rep(set$yorigin[1L, ], each = nrow(set$y))) -
                          rep(set$yorigin[2L, ], each = nrow(set$y)))
@@ -96,7 +97,7 @@ row_path <- function(set, eng, lambda, classify, keep, unit, space = NULL) {
     part <- c_loo_path(basis = set$basis, values = eng$values, g = g %*% space$basis / unit, q = set$q,
                        r0 = inside$r0, y = inside$r0, w = set$w, omega = set$omega, rows = rows,
                        lambda = lambda, complement = set$complement, classify = classify,
-                       keep = keep, perp = inside$perp, unit = 1)
+                       keep = keep, perp = inside$perp, unit = 1, columns = columns)
   }
   nt <- ncol(set$y)
   if (keep) {

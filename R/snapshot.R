@@ -47,7 +47,7 @@ snapshot_index <- function(snap, lambda) {
 }
 
 engine_path.rlsc_snapshot <- function(eng, data, lambda, classify = FALSE, keep = FALSE,
-                                      sums = FALSE) {
+                                      sums = FALSE, columns = TRUE) {
   idx <- snapshot_index(eng, lambda)
   loo <- eng$loo[, , idx, drop = FALSE]
   list(omh = eng$omh[, idx, drop = FALSE], fitted = eng$fitted[, , idx, drop = FALSE],

@@ -35,6 +35,10 @@
    norm of row i's residual outside it, which no lambda changes; only the
    squared losses summed over the columns are then computed (the absolute
    ones are NA, the per-column ones meaningless).
+   Without `columns` the per-column losses are not wanted (the criterion
+   averages over the columns; K-fold, whose standard errors are over folds):
+   their (w, mean, m2) are NA, and the pass of squared deviations per column
+   and their merge are skipped (7% of a 10-class path).
    r0 may be NULL with `yorigin` (2 x T: the response's shift and mean, as
    the primal engine has them): then r0 = (y - shift) - mean, formed here per
    block instead of as an n x T matrix in R.
@@ -75,7 +79,7 @@ enum { LOSS_SQ, LOSS_ABS, LOSS_MIS, LOSS_FIT, NLOSS };
 /* What every piece reads (shared, read-only in the threads), and where the
    kept outputs go (the pieces never write the same elements). */
 typedef struct {
-    int ntot, n, r, nt, nl, comp, cls, kp;
+    int ntot, n, r, nt, nl, comp, cls, kp, cols;
     int nb_max, tb_max, lc, nrb, ncb;
     const int *prow;
     const double *pb, *pq, *pr0, *py, *pw, *pom, *filt, *pg, *perp, *yo;
@@ -93,7 +97,7 @@ typedef struct {
 typedef struct {
     double *rowsum;   /* 3 x nb x nl */
     double *best;     /* nb x nl */
-    int *best_t;      /* nb x nl */
+    double *best_t;   /* nb x nl: the column, a double (exact) for best_loo() */
     double *colsum;   /* 3 x nl x tb */
     double *den, *okw;   /* nb x nl */
     double *nbad;     /* nl: the rows without a LOO value */
@@ -198,18 +202,23 @@ static const double *block_basis(const path_job *job, const int *prow, int nb, d
 }
 
 /* The running best LOO value y - e of each row over the response columns
-   (the first column, tt = 0, starts it) and the column t holding it.  (Rows
-   without a LOO value get one too; row_block_summary() counts no error for
-   them.) */
-static void best_loo(const double *y, const double *e, int tt, int t, int nb, double *best,
-                     int *best_t)
+   (the first column, tt = 0, starts it) and the column t holding it.  Both
+   selections are stored whatever they choose, and the column is a double:
+   so the loop vectorizes.  (With an int column and a store only when
+   better, gcc made a branch of it, taken at random: a third of the path's
+   own work with 10 classes.)  Rows without a LOO value get one too;
+   row_block_summary() counts no error for them. */
+static void best_loo(const double *y, const double *e, int tt, int t, int nb, double *restrict best,
+                     double *restrict best_t)
 {
+    double col = t;
     RLSC_OMP(omp simd)
     for (int i = 0; i < nb; i++) {
-        double lv = y[i] - e[i];
-        int better = tt == 0 || lv > best[i];
-        best[i] = better ? lv : best[i];
-        best_t[i] = better ? t : best_t[i];
+        double lv = y[i] - e[i], b = best[i], bt = best_t[i];
+        int better = tt == 0 || lv > b;
+        double nb_ = better ? lv : b, nt_ = better ? col : bt;
+        best[i] = nb_;
+        best_t[i] = nt_;
     }
 }
 
@@ -397,6 +406,7 @@ static void path_piece(const path_job *job, int b, int c, double *scratch, piece
                 if (job->cls) best_loo(yt, elb, tt, t, nb, out->best + snb * l, out->best_t + snb * l);
                 /* the column's weighted mean and squared deviations over the
                    block (one column: the average over the columns is it) */
+                if (!job->cols) continue;
                 double *cs = out->colsum + 3 * (l + (size_t) nl * tt);
                 cs[0] = sw[l];
                 cs[1] = cs[2] = 0.0;
@@ -477,7 +487,7 @@ static void row_block_summary(const path_job *job, int b, piece_out *outs, doubl
                 size_t at = i + snb * l;
                 int ok = okw[i] > 0.0 || !(wf[i] > 0.0);
                 lmis[i] = !ok ? 0.0 : nt == 1 ? (outs[0].best[at] > 0.0) != (job->py[prow[i] - 1] > 0.0)
-                    : outs[0].best_t[at] != truth[i];
+                    : outs[0].best_t[at] != (double) truth[i];
             }
         }
         na[l] = outs[0].nbad[l];
@@ -490,7 +500,7 @@ static void row_block_summary(const path_job *job, int b, piece_out *outs, doubl
 
 SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEXP w,
                    SEXP omega, SEXP rows, SEXP lambda, SEXP complement, SEXP classify,
-                   SEXP keep, SEXP threads, SEXP perp, SEXP unit, SEXP yorigin)
+                   SEXP keep, SEXP threads, SEXP perp, SEXP unit, SEXP yorigin, SEXP columns)
 {
     int ntot, n, r, rg, nt, ny, nty, nr0, nt0;
     rlsc_check_double_matrix(basis, "basis", &ntot, &r);
@@ -515,6 +525,7 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
     int comp = rlsc_check_flag(complement, "complement");
     int cls = rlsc_check_flag(classify, "classify");
     int kp = rlsc_check_flag(keep, "keep");
+    int cols = rlsc_check_flag(columns, "columns");
     int nth = rlsc_thread_count(threads);
     if (!isNull(perp)) {
         rlsc_check_double_vector(perp, "perp", ntot);
@@ -594,7 +605,7 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
     lc = (int) (PRODUCT_DOUBLES / (((double) nb_max + r) * tb_max));
     if (lc < 1) lc = 1;
     if (lc > nl) lc = nl > 0 ? nl : 1;
-    path_job job = {ntot, n, r, nt, nl, comp, cls, kp, nb_max, tb_max, lc, 0, 0, prow,
+    path_job job = {ntot, n, r, nt, nl, comp, cls, kp, cols, nb_max, tb_max, lc, 0, 0, prow,
                     REAL(basis), REAL(q), isNull(r0) ? NULL : REAL(r0), REAL(y), REAL(w),
                     REAL(omega), filt, REAL(g), isNull(perp) ? NULL : REAL(perp),
                     isNull(r0) ? REAL(yorigin) : NULL, 1.0 / REAL(unit)[0],
@@ -629,22 +640,21 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
        with one column block stay in the thread's scratch */
     size_t sd = piece_doubles(&job), snl = nl, snb = nb_max;
     size_t ssum = NLOSS * snb + snb + snb / 2 + 2;
-    size_t row_part = 3 * snb * snl + (cls ? snb * snl : 0) + 2 * snb * snl + snl;
+    size_t row_part = 3 * snb * snl + (cls ? 2 * snb * snl : 0) + 2 * snb * snl + snl;
     size_t col_part = 3 * snl * tb_max;
     int nrow_parts = single ? nth : npieces;
     double *scratch = (double *) R_alloc(sd * nth, sizeof(double));
     double *sscratch = (double *) R_alloc(ssum * nth, sizeof(double));
     double *rbuf = (double *) R_alloc(row_part * nrow_parts + 1, sizeof(double));
     double *cbuf = (double *) R_alloc(col_part * npieces + 1, sizeof(double));
-    int *ibuf = (int *) R_alloc(cls ? snb * snl * nrow_parts : 1, sizeof(int));
     piece_out *outs = (piece_out *) R_alloc(nrow_parts, sizeof(piece_out));
     for (int p = 0; p < nrow_parts; p++) {
         double *at = rbuf + row_part * p;
         outs[p].rowsum = at;
         at += 3 * snb * snl;
         outs[p].best = cls ? at : NULL;
-        at += cls ? snb * snl : 0;
-        outs[p].best_t = cls ? ibuf + snb * snl * p : NULL;
+        outs[p].best_t = cls ? at + snb * snl : NULL;
+        at += cls ? 2 * snb * snl : 0;
         outs[p].den = at;
         outs[p].okw = at + snb * snl;
         outs[p].nbad = at + 2 * snb * snl;
@@ -684,7 +694,7 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
             for (size_t at = 0; at < snl * NLOSS; at++)
                 merge_summary(sum + 3 * at, aw + at, am + at, a2 + at);
             for (int l = 0; l < nl; l++) pna[l] += sum[3 * snl * NLOSS + l];
-            if (nt == 1) continue;
+            if (nt == 1 || !cols) continue;
             for (int c = 0; c < ncb; c++) {
                 const double *cs = cbuf + col_part * ((size_t) (bb - b0) * ncb + c);
                 int t0 = c * tb_max, tb = nt - t0 < tb_max ? nt - t0 : tb_max;
@@ -701,6 +711,8 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
         memcpy(aw + snl * NLOSS, aw + snl * LOSS_SQ, sizeof(double) * snl);
         memcpy(am + snl * NLOSS, am + snl * LOSS_SQ, sizeof(double) * snl);
         memcpy(a2 + snl * NLOSS, a2 + snl * LOSS_SQ, sizeof(double) * snl);
+    } else if (!cols) {   /* not computed */
+        for (size_t at = snl * NLOSS; at < snl * nstat; at++) aw[at] = am[at] = a2[at] = NA_REAL;
     }
 
     const char *names[] = {"w", "mean", "m2", "n_na", "omh", "fitted", "loo", ""};

@@ -77,7 +77,7 @@ entry_points <- list(
   C_rlsc_loo_path = list(
     ok = list(matrix(1, 4, 2), c(2, 1), matrix(1, 2, 1), rep(0.75, 4), matrix(0, 4, 1),
               matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4), 1:4, c(1, 0.5), FALSE, FALSE, TRUE, 2L,
-              NULL, 2, NULL),
+              NULL, 2, NULL, TRUE),
     bad = list(
       list(1:8, "'basis' must be a double matrix"), list(rep(1, 8), "'basis' must be a matrix"),
       list(1, "'values' must have length 2"), list(2:1, "'values' must be a double vector"),
@@ -102,9 +102,10 @@ entry_points <- list(
       # with r0 NULL: r0 = (y - yorigin[1, ]) - yorigin[2, ]
       list(1, "'yorigin' must be a matrix"), list(matrix(0L, 2, 1), "'yorigin' must be a double matrix"),
       list(matrix(0, 1, 1), "'yorigin' must be 2 x 1"), list(matrix(0, 2, 2), "'yorigin' must be 2 x 1"),
-      list(NULL, "'r0' and 'yorigin' must not both be NULL")),
+      list(NULL, "'r0' and 'yorigin' must not both be NULL"),
+      list(NA, "'columns' must be TRUE or FALSE"), list(1, "'columns' must be TRUE or FALSE")),
     arg = c(1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 6, 7, 7, 8, 8, 9, 9, 9, 10, 10, 11, 12, 13, 13, 14, 14,
-            15, 15, 15, 16, 16, 16, 16, 16, 17, 17, 17, 17, 5)),
+            15, 15, 15, 16, 16, 16, 16, 16, 17, 17, 17, 17, 5, 18, 18)),
   C_rlsc_abs_max = list(
     ok = list(c(-3, 2)),
     bad = list(list(1:2, "'x' must be a double vector"), list("a", "'x' must be a double vector"),
@@ -206,16 +207,16 @@ test_that("the C entry points survive empty inputs", {
                    c(0L, 2L))
   path <- call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 1), rep(1, 4),
                                          matrix(0, 4, 1), matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4),
-                                         1:4, numeric(), FALSE, FALSE, FALSE, 2L, NULL, 1, NULL))
+                                         1:4, numeric(), FALSE, FALSE, FALSE, 2L, NULL, 1, NULL, TRUE))
   expect_identical(dim(path$mean), c(0L, 5L))
   path <- call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 1), rep(1, 4),
                                          matrix(0, 4, 1), matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4),
-                                         integer(), 1, FALSE, FALSE, TRUE, 2L, NULL, 1, NULL))
+                                         integer(), 1, FALSE, FALSE, TRUE, 2L, NULL, 1, NULL, TRUE))
   expect_identical(path$n_na, 0)
   expect_identical(dim(path$loo), c(0L, 1L, 1L))
   expect_error(call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 0), rep(1, 4),
                                               matrix(1, 4, 0), matrix(1, 4, 0), rep(1, 4), rep(1, 4),
-                                              1:4, 1, FALSE, FALSE, FALSE, 1L, NULL, 1, NULL)),
+                                              1:4, 1, FALSE, FALSE, FALSE, 1L, NULL, 1, NULL, TRUE)),
                "'g' must have at least one column", fixed = TRUE)
   # a model without columns: every row projects to 0 on each direction asked for
   expect_identical(call_c("C_rlsc_project",
@@ -225,7 +226,7 @@ test_that("the C entry points survive empty inputs", {
   nt <- 2^16
   expect_error(call_c("C_rlsc_loo_path", list(matrix(1, 1, 0), numeric(), matrix(1, 0, nt), 1,
                                               matrix(0, 1, nt), matrix(1, 1, nt), 1, 1,
-                                              1L, rep(1, 2^15), FALSE, FALSE, FALSE, 1L, NULL, 1, NULL)),
+                                              1L, rep(1, 2^15), FALSE, FALSE, FALSE, 1L, NULL, 1, NULL, TRUE)),
                "'lambda' and 'g' have too many values together", fixed = TRUE)
 })
 
@@ -363,4 +364,27 @@ test_that("c_scaled_sumsq() is colSums((v * x)^2), the directions' noise floors"
   expect_equal(c_scaled_sumsq(v, x), colSums((v * x)^2), tolerance = 1e-14)
   expect_identical(c_scaled_sumsq(matrix(0, 0, 3), numeric(0)), numeric(3))
   expect_identical(c_scaled_sumsq(matrix(0, 4, 0), rep(1, 4)), numeric(0))
+})
+
+test_that("without `columns` the path's per-column losses are NA and the rest is unchanged", {
+  set.seed(361)
+  n <- 300
+  x <- matrix(rnorm(n * 8), n)
+  y <- factor(sample(letters[1:4], n, TRUE))
+  w <- runif(n, 0.5, 2)
+  fit <- rlsc(x, y, weights = w, keep_eigen = TRUE, calibration_folds = 0)
+  eng <- fit$engine
+  data <- rlsc:::memory_data(x, rlsc:::encode_response(y, n)$y, w, NULL, list(type = "classification"),
+                             colnames(x), FALSE)
+  lambda <- c(10, 1, 0.1)
+  for (classify in c(TRUE, FALSE)) {
+    all <- rlsc:::engine_path(eng, data, lambda, classify)
+    some <- rlsc:::engine_path(eng, data, lambda, classify, columns = FALSE)
+    for (f in c("w", "mean", "m2")) {
+      expect_identical(some[[f]][, 1:4], all[[f]][, 1:4])
+      expect_true(all(is.na(some[[f]][, -(1:4)])))
+      expect_false(anyNA(all[[f]][, -(1:4)]))
+    }
+    expect_identical(some$n_na, all$n_na)
+  }
 })
