@@ -125,6 +125,54 @@ test_that("the calibration map's loss, gradient and Hessian do not depend on the
   expect_identical(with_threads(3L, map()), one)
 })
 
+test_that("a K-fold fit of 10 classes and its probabilities do not depend on the number of threads", {
+  # rows of weight 0; the calibration folds are drawn: the same seed each time
+  set.seed(134)
+  n <- 900
+  x <- matrix(rnorm(n * 50), n)
+  cls <- cut(x[, 1] + x[, 2] + rnorm(n), 10)
+  w <- rep(c(1, 0, 2), length.out = n)
+  fit_with <- function(th) with_threads(th, {
+    set.seed(5)
+    fit <- suppressWarnings(rlsc(x, cls, cv = 5, weights = w))
+    list(path = fit$path, prob = predict(fit, x[1:5, ], type = "prob"), loo = loo_predict(fit, type = "prob"))
+  })
+  one <- fit_with(1L)
+  expect_identical(fit_with(2L), one)
+})
+
+test_that("the path of many one-vs-all columns and the leave-pair-out AUC do not depend on the number of threads", {
+  # 200 columns of 300 rows in the complement form (a dual engine's rows):
+  # pieces of four column blocks, merged per row block (each row's best
+  # column across them)
+  set.seed(135)
+  m <- 300
+  r <- 20
+  basis <- qr.Q(qr(matrix(rnorm(m * r), m)))
+  ys <- -1 + 2 * outer(max.col(basis %*% matrix(rnorm(r * 200), r)), 1:200, "==")
+  g <- crossprod(basis, ys)
+  wm <- rep(c(1, 0.5, 2), length.out = m)
+  lambda <- 10^seq(2, -2, length.out = 10)
+  path_with <- function(th) with_threads(th, c_loo_path(basis, as.double(r:1), g, 1 - rowSums(basis^2),
+                                                        ys - basis %*% g, ys, wm, wm, seq_len(m), lambda,
+                                                        TRUE, TRUE, FALSE, NULL, 1))
+  expect_gt(diff(range(path_with(1L)$mean[, 3])), 0)   # misclassifications that vary with lambda
+  expect_identical(path_with(2L), path_with(1L))
+  expect_identical(path_with(3L), path_with(1L))
+  # the leave-pair-out AUC's sums over 22500 pairs in blocks (weights whose
+  # products round)
+  p <- basis[, 1:15] * 3
+  wa <- runif(m, 0.5, 2)
+  a <- matrix(runif(m * 10, 0.3, 1), m)
+  e <- matrix(rnorm(m * 10), m)
+  yb <- rep(c(-1, 1), length.out = m)
+  auc_with <- function(th) with_threads(th, c_lpo_auc(p, basis[, 16:17], as.double(15:1), lambda, a, e, yb, wa,
+                                                      which(yb > 0), which(yb < 0), TRUE))
+  expect_gt(min(auc_with(1L)[, 1]), 0)
+  expect_identical(auc_with(2L), auc_with(1L))
+  expect_identical(auc_with(3L), auc_with(1L))
+})
+
 test_that("a forked child fits with one thread instead of waiting for its parent's", {
   skip_on_os("windows")
   skip_on_cran()
