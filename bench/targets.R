@@ -15,6 +15,11 @@
 # BLAS=openblas preloads .deps/openblas into R, and python inherits it), and
 # the runs alternate: rlsc K-fold, rlsc LOO, himalaya, RLSC_BENCH_REPS
 # (default 3) times; medians.  About 3 minutes under OpenBLAS.
+# Also the LOO fit against its floor (issue 24's goal 1, as bench/floor.R
+# defines it): crossprod(x), eigen() of it, the basis x V, the leverages
+# (B * B) F (F r x L) and the fitted values B G (G r x (L T)), each BLAS call
+# timed alone in the same run; B G in blocks of 500 targets, whose outputs
+# (n x 10^4) stand for the 1.6 GB that one call would write.
 suppressPackageStartupMessages(library(rlsc))
 source(file.path("bench", "shapes.R"))
 options(rlsc.progress = FALSE)
@@ -61,7 +66,17 @@ run_himalaya <- function() {
   list(seconds = as.numeric(strsplit(out[1], " ")[[1]]), alpha = as.numeric(strsplit(out[2], " ")[[1]]))
 }
 
-t <- matrix(NA_real_, reps, 3, dimnames = list(NULL, c("kfold", "loo", "himalaya")))
+S <- crossprod(x)
+V <- eigen(S, symmetric = TRUE)$vectors
+B <- x %*% V
+F <- matrix(runif(d * length(alphas)), d)
+G <- matrix(runif(d * length(alphas) * min(nt, 500)), d)
+floor_parts <- function() {
+  c(gram = elapsed(crossprod(x)), eigen = elapsed(eigen(S, symmetric = TRUE)), basis = elapsed(x %*% V),
+    lev = elapsed((B * B) %*% F), fitted = sum(replicate(ceiling(nt / 500), elapsed(B %*% G))))
+}
+
+t <- matrix(NA_real_, reps, 4, dimnames = list(NULL, c("kfold", "loo", "himalaya", "floor")))
 kfold <- loo <- hm <- NULL
 for (k in seq_len(reps)) {
   cat("run", k, "...\n")
@@ -70,17 +85,21 @@ for (k in seq_len(reps)) {
   t[k, "loo"] <- elapsed(loo <- suppressWarnings(rlsc(x, y, lambda = alphas, per_response = TRUE)))
   hm <- run_himalaya()
   t[k, "himalaya"] <- hm$seconds
+  t[k, "floor"] <- sum(floor_parts())
 }
 unlink(dir, recursive = TRUE)
 m <- apply(t, 2, median)
 agree <- mean(abs(kfold$lambda_min - hm$alpha) <= 1e-9 * hm$alpha)
 cat("\n")
+options(width = 200)
 print(format(data.frame(
   targets = nt, rlsc_kfold_s = m[["kfold"]], rlsc_loo_s = m[["loo"]], himalaya_s = m[["himalaya"]],
   himalaya_over_kfold = m[["himalaya"]] / m[["kfold"]], himalaya_over_loo = m[["himalaya"]] / m[["loo"]],
-  alphas_agree = agree), digits = 3), row.names = FALSE)
+  alphas_agree = agree, loo_floor_s = m[["floor"]], loo_vs_floor = m[["loo"]] / m[["floor"]]),
+  digits = 3), row.names = FALSE)
 cat("\nper run (seconds):\n")
 print(t)
 cat("\nhimalaya_over_kfold: target >= 3; himalaya_over_loo: target >= 4; alphas_agree: the share of",
-    "targets\nwhose K-fold alpha is himalaya's (target >= 0.99); medians of", reps, "alternated runs.\n")
+    "targets\nwhose K-fold alpha is himalaya's (target >= 0.99); loo_vs_floor: the LOO fit over its floor",
+    "(target <= 1.3);\nmedians of", reps, "alternated runs.\n")
 bench_footer()
