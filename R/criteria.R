@@ -165,14 +165,14 @@ validation_table <- function(eng, data, lambda, crit, folds = NULL, nfold = NULL
       return(structure(path_table(path, lambda, classify, crit), pairs = attr(path$value, "pairs")))
     }
     if (needs_values(crit)) {
-      path$value <- value_criterion(function(l) list(engine_path(eng, data, l, classify, TRUE)),
+      path$value <- value_criterion(function(l) list(engine_path(eng, data, l, classify, TRUE, columns = FALSE)),
                                     lambda, nrows, nt, crit)[[1L]]
     }
     return(path_table(path, lambda, classify, crit))
   }
   per_fold <- kfold_paths(folds, data, lambda, classify, FALSE, nfold, columns)
   if (needs_values(crit)) {
-    values <- value_criterion(function(l) kfold_paths(folds, data, l, classify, TRUE, nfold),
+    values <- value_criterion(function(l) kfold_paths(folds, data, l, classify, TRUE, nfold, FALSE),
                               lambda, nrows, nt, crit)
     for (k in seq_along(per_fold)) per_fold[[k]]$value <- values[[k]]
   }

@@ -228,7 +228,7 @@ from_unit_columns <- function(m, unit, power) {
 # Fitted values, LOO values (n x T) and 1 - h (n) at one lambda, with the
 # rows' response and weights, read from the fit's data (or its snapshot).
 path_outputs <- function(eng, data, lambda) {
-  path <- engine_path(eng, data, lambda, keep = TRUE)
+  path <- engine_path(eng, data, lambda, keep = TRUE, columns = FALSE)
   n <- dim(path$loo)[1L]
   # (1 - h of a banded fit differs by response column: n x T x L)
   omh <- if (length(dim(path$omh)) == 3L) matrix(path$omh[, , 1L], n) else path$omh[, 1L]

@@ -6,7 +6,7 @@
 # the engine itself (`keep_eigen = TRUE`).
 
 new_snapshot <- function(eng, data, lambda) {
-  path <- engine_path(eng, data, lambda, keep = TRUE)
+  path <- engine_path(eng, data, lambda, keep = TRUE, columns = FALSE)
   cf <- snapshot_coefficients(eng, lambda, length(eng$w), ncol(eng$g))
   structure(list(
     lambda = lambda, values = eng$values, dropped = eng$dropped, noise = eng$noise, w = eng$w,
