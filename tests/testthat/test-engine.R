@@ -387,4 +387,25 @@ test_that("without `columns` the path's per-column losses are NA and the rest is
     }
     expect_identical(some$n_na, all$n_na)
   }
+  # the complement form (a dual engine's rows) with 200 one-vs-all columns in
+  # several column blocks, classes and kept outputs or not
+  m <- 300
+  r <- 20
+  basis <- qr.Q(qr(matrix(rnorm(m * r), m)))
+  ys <- -1 + 2 * outer(max.col(basis %*% matrix(rnorm(r * 200), r)), 1:200, "==")
+  g <- crossprod(basis, ys)
+  wm <- rep(c(1, 0.5, 2), length.out = m)
+  for (keep in c(FALSE, TRUE)) {
+    path <- function(columns) {
+      rlsc:::c_loo_path(basis, as.double(r:1), g, 1 - rowSums(basis^2), ys - basis %*% g, ys, wm, wm,
+                        seq_len(m), lambda, TRUE, TRUE, keep, NULL, 1, columns = columns)
+    }
+    all <- path(TRUE)
+    some <- path(FALSE)
+    for (f in c("w", "mean", "m2")) {
+      expect_identical(some[[f]][, 1:4], all[[f]][, 1:4])
+      expect_true(all(is.na(some[[f]][, -(1:4)])))
+    }
+    expect_identical(some[c("n_na", "omh", "fitted", "loo")], all[c("n_na", "omh", "fitted", "loo")])
+  }
 })
