@@ -193,3 +193,14 @@ ref_lpo_auc <- function(positive, w, lambda, fit_predict) {
     num / den
   }, 1)
 }
+
+# The rows of a dual engine's decomposition as src/path.c takes them in the
+# complement form: an m x r orthonormal basis, `nt` one-vs-all columns whose
+# best class follows the basis, their g, and weights 1, 0.5, 2 in turn
+# (enough columns for several column blocks of a path).
+complement_case <- function(m = 300, r = 20, nt = 200) {
+  basis <- qr.Q(qr(matrix(rnorm(m * r), m)))
+  ys <- -1 + 2 * outer(max.col(basis %*% matrix(rnorm(r * nt), r)), seq_len(nt), "==")
+  list(basis = basis, ys = ys, g = crossprod(basis, ys), w = rep(c(1, 0.5, 2), length.out = m),
+       values = as.double(r:1), q = 1 - rowSums(basis^2))
+}

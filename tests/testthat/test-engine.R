@@ -389,16 +389,11 @@ test_that("without `columns` the path's per-column losses are NA and the rest is
   }
   # the complement form (a dual engine's rows) with 200 one-vs-all columns in
   # several column blocks, classes and kept outputs or not
-  m <- 300
-  r <- 20
-  basis <- qr.Q(qr(matrix(rnorm(m * r), m)))
-  ys <- -1 + 2 * outer(max.col(basis %*% matrix(rnorm(r * 200), r)), 1:200, "==")
-  g <- crossprod(basis, ys)
-  wm <- rep(c(1, 0.5, 2), length.out = m)
+  cc <- complement_case()
   for (keep in c(FALSE, TRUE)) {
     path <- function(columns) {
-      rlsc:::c_loo_path(basis, as.double(r:1), g, 1 - rowSums(basis^2), ys - basis %*% g, ys, wm, wm,
-                        seq_len(m), lambda, TRUE, TRUE, keep, NULL, 1, columns = columns)
+      rlsc:::c_loo_path(cc$basis, cc$values, cc$g, cc$q, cc$ys - cc$basis %*% cc$g, cc$ys, cc$w, cc$w,
+                        seq_along(cc$w), lambda, TRUE, TRUE, keep, NULL, 1, columns = columns)
     }
     all <- path(TRUE)
     some <- path(FALSE)

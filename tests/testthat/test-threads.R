@@ -146,15 +146,12 @@ test_that("the path of many one-vs-all columns and the leave-pair-out AUC do not
   # pieces of four column blocks, merged per row block (each row's best
   # column across them)
   set.seed(135)
-  m <- 300
-  r <- 20
-  basis <- qr.Q(qr(matrix(rnorm(m * r), m)))
-  ys <- -1 + 2 * outer(max.col(basis %*% matrix(rnorm(r * 200), r)), 1:200, "==")
-  g <- crossprod(basis, ys)
-  wm <- rep(c(1, 0.5, 2), length.out = m)
+  cc <- complement_case()
+  basis <- cc$basis
+  m <- nrow(basis)
   lambda <- 10^seq(2, -2, length.out = 10)
-  path_with <- function(th) with_threads(th, c_loo_path(basis, as.double(r:1), g, 1 - rowSums(basis^2),
-                                                        ys - basis %*% g, ys, wm, wm, seq_len(m), lambda,
+  path_with <- function(th) with_threads(th, c_loo_path(basis, cc$values, cc$g, cc$q, cc$ys - basis %*% cc$g,
+                                                        cc$ys, cc$w, cc$w, seq_len(m), lambda,
                                                         TRUE, TRUE, FALSE, NULL, 1))
   expect_gt(diff(range(path_with(1L)$mean[, 3])), 0)   # misclassifications that vary with lambda
   expect_identical(path_with(2L), path_with(1L))
