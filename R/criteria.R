@@ -172,7 +172,7 @@ validation_table <- function(eng, data, lambda, crit, folds = NULL, nfold = NULL
   }
   per_fold <- kfold_paths(folds, data, lambda, classify, FALSE, nfold, columns)
   if (needs_values(crit)) {
-    values <- value_criterion(function(l) kfold_paths(folds, data, l, classify, TRUE, nfold, FALSE),
+    values <- value_criterion(function(l) kfold_paths(folds, data, l, classify, TRUE, nfold, columns = FALSE),
                               lambda, nrows, nt, crit)
     for (k in seq_along(per_fold)) per_fold[[k]]$value <- values[[k]]
   }

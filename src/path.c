@@ -35,10 +35,10 @@
    norm of row i's residual outside it, which no lambda changes; only the
    squared losses summed over the columns are then computed (the absolute
    ones are NA, the per-column ones meaningless).
-   Without `columns` the per-column losses are not wanted (the criterion
-   averages over the columns; K-fold, whose standard errors are over folds):
-   their (w, mean, m2) are NA, and the pass of squared deviations per column
-   and their merge are skipped (7% of a 10-class path).
+   Without `columns` the per-column losses are not wanted (no criterion per
+   response column, LOO or K-fold; kept outputs): their (w, mean, m2) are
+   NA, and the pass of squared deviations per column and their merge are
+   skipped (7% of a 10-class path).
    r0 may be NULL with `yorigin` (2 x T: the response's shift and mean, as
    the primal engine has them): then r0 = (y - shift) - mean, formed here per
    block instead of as an n x T matrix in R.
