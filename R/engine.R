@@ -132,7 +132,7 @@ engine_decision <- function(eng, newx, lambda) UseMethod("engine_decision")
 engine_basis <- function(eng, newx) UseMethod("engine_basis")
 
 effective_df <- function(values, lambda) {
-  vapply(lambda, function(l) sum(values / (values + l)), 1)
+  colSums(values / outer(values, lambda, "+"))
 }
 
 # Spectral filter of the ridge solution: 1 / (Lambda + lambda), with
