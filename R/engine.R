@@ -132,7 +132,8 @@ engine_decision <- function(eng, newx, lambda) UseMethod("engine_decision")
 engine_basis <- function(eng, newx) UseMethod("engine_basis")
 
 effective_df <- function(values, lambda) {
-  colSums(values / outer(values, lambda, "+"))
+  r <- length(values)
+  stats::setNames(.colSums(values / (values + rep(lambda, each = r)), r, length(lambda)), names(lambda))
 }
 
 # Spectral filter of the ridge solution: 1 / (Lambda + lambda), with

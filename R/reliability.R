@@ -41,7 +41,8 @@ reliability <- function(eng, lambda, new_rows = FALSE) {
     # singular values (graded_eigen()) lose the square root of those digits
     conditioned <- (if (isTRUE(eng$graded)) sqrt(ratio) else ratio) > 1e9
     noise <- eng$noise %||% 0
-    cancelled <- colSums(noise / outer(values, lambda, "+") > 1e-6) > 0
+    r <- length(values)
+    cancelled <- .colSums(noise / (values + rep(lambda, each = r)) > 1e-6, r, length(lambda)) > 0
   }
   near_dropped <- eng$dropped > (if (new_rows) 1e-9 else 1e-6) * lambda   # lambda = 0: any
   # directions dropped below the rounding error of a centering that cancelled

@@ -104,7 +104,7 @@ static void column_moments(double *S, double *C, double *xmax, double *mean, con
    columns' block means (ym, with yshift ysh; NULL without an intercept) and
    moves the running means my (step: the block's share of the weight).  Both
    kinds of pieces are computed by the threads; they depend on d and nt
-   only.  by holds Y_PIECE x nb doubles per thread. */
+   only.  by holds min(nt, Y_PIECE) x nb doubles per thread. */
 static void block_products(double *S, double *C, int d, int nt, int nb, const double *bt,
                            const double *py, const double *pw, int n, int i0, const double *sw,
                            double wb, const double *ysh, double *ym, double *my, double *dy,
@@ -112,7 +112,7 @@ static void block_products(double *S, double *C, int d, int nt, int nb, const do
 {
     int c[9];
     int k = d > 0 ? rlsc_triangle_pieces(d, 8, 64, c) : 0;
-    int ky = (nt + Y_PIECE - 1) / Y_PIECE;
+    int ky = (nt + Y_PIECE - 1) / Y_PIECE, ty = nt < Y_PIECE ? nt : Y_PIECE;
     int par = rlsc_parallel(nth, k + ky, (double) nb * d * (d + 2.0 * nt));
     RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
     for (int p = 0; p < k + ky; p++) {
@@ -131,7 +131,7 @@ static void block_products(double *S, double *C, int d, int nt, int nb, const do
                 }
         } else {
             int t0 = (p - k) * Y_PIECE, tw = nt - t0 < Y_PIECE ? nt - t0 : Y_PIECE;
-            double *b = by + (size_t) Y_PIECE * nb * rlsc_thread_id();
+            double *b = by + (size_t) ty * nb * rlsc_thread_id();
             if (ysh) block_mean(py, n, tw, t0, i0, nb, ysh + t0, pw, wb, ym + t0);
             for (int t = 0; t < tw; t++) {   /* y's piece centered and scaled (nb x tw) */
                 const double *col = py + (size_t) n * (t0 + t) + i0;
@@ -194,11 +194,15 @@ typedef struct {
 
 typedef struct { double *bx, *by, *bmx, *bmy, *dx, *dy, *sw; } moment_scratch;
 
-/* Doubles of one moment_scratch for `nth` threads inside it. */
+/* Doubles of one moment_scratch for `nth` threads inside it (a piece of y
+   per thread has the columns there are, up to Y_PIECE: a Y_PIECE-wide one
+   for one column was 1 MB per thread at 1000 rows, scratch that R's
+   collector then counted in every fit). */
 static size_t scratch_doubles(const moment_rows *m, int nth)
 {
     size_t nb = m->nb_max, d = m->d > 0 ? m->d : 1, nt = m->nt > 0 ? m->nt : 1;
-    return nb * (m->full ? d : (size_t) nth) + nb * (m->full ? (size_t) Y_PIECE * nth : nt) + 2 * (d + nt) + nb;
+    size_t ty = nt < Y_PIECE ? nt : Y_PIECE;
+    return nb * (m->full ? d : (size_t) nth) + nb * (m->full ? ty * nth : nt) + 2 * (d + nt) + nb;
 }
 
 static moment_scratch carve_scratch(const moment_rows *m, double *at, int nth)
@@ -208,7 +212,7 @@ static moment_scratch carve_scratch(const moment_rows *m, double *at, int nth)
     sc.bx = at;
     at += nb * (m->full ? d : (size_t) nth);
     sc.by = at;
-    at += nb * (m->full ? (size_t) Y_PIECE * nth : nt);
+    at += nb * (m->full ? (nt < Y_PIECE ? nt : Y_PIECE) * (size_t) nth : nt);
     sc.bmx = at;
     sc.dx = at + d;
     sc.bmy = at + 2 * d;
@@ -360,8 +364,11 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
        one thread: its pieces of the triangle are then too small (1000 x 100
        took 1.4 ms on two against 1.2 on one). */
     if (block_work < 5e7 && nchunk >= 2 && (full || total >= 2)) {
+        /* (scratch for the chunks and threads there are: one chunk runs on
+           the calling thread) */
+        if (nchunk > total) nchunk = total;
         size_t sd = scratch_doubles(&m, 1);
-        double *scr = (double *) R_alloc(sd * nth, sizeof(double));
+        double *scr = (double *) R_alloc(sd * (total > 1 ? nth : 1), sizeof(double));
         double *buf = (double *) R_alloc((size_t) per_chunk * nchunk, sizeof(double));
         double *dx = (double *) R_alloc((size_t) d + nt + 1, sizeof(double)), *dy = dx + d;
         moment_acc *parts = (moment_acc *) R_alloc(nchunk, sizeof(moment_acc));
