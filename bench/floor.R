@@ -13,7 +13,9 @@
 # vs_floor = rlsc seconds / floor seconds (target <= 1.3).  The BLAS runs
 # with its own threads in the floor's calls; rlsc with its threads (the BLAS
 # held to one).  Medians of RLSC_BENCH_REPS (default 5) runs, rlsc and the
-# floor's calls alternated.
+# floor's calls alternated; in each run a call is repeated for a quarter of
+# a second (per_call() in shapes.R): the small shapes' single calls were
+# within the timer's resolution and swung 3-fold with what ran before them.
 #
 # Run from the repository root with rlsc installed (make bench-floor, about
 # 6 minutes with OpenBLAS, 25 with the reference BLAS); under OpenBLAS:
@@ -47,16 +49,16 @@ for (s in bench_shapes) {
   t <- matrix(NA_real_, reps, 7, dimnames = list(NULL, c("rlsc", "no_prob", "gram", "eigen", "basis", "lev",
                                                        "fitted")))
   for (k in seq_len(reps)) {
-    t[k, "rlsc"] <- elapsed(suppressWarnings(rlsc(x, y, lambda = grid)))
+    t[k, "rlsc"] <- per_call(suppressWarnings(rlsc(x, y, lambda = grid)))
     # classes without probabilities (no calibration map): the floor's work
     if (is.factor(y)) {
-      t[k, "no_prob"] <- elapsed(suppressWarnings(rlsc(x, y, lambda = grid, calibration_folds = 0)))
+      t[k, "no_prob"] <- per_call(suppressWarnings(rlsc(x, y, lambda = grid, calibration_folds = 0)))
     }
-    t[k, "gram"] <- elapsed(gram())
-    t[k, "eigen"] <- elapsed(eigen(S, symmetric = TRUE))
-    if (!dual) t[k, "basis"] <- elapsed(x %*% V)
-    t[k, "lev"] <- elapsed(B2 %*% F)
-    t[k, "fitted"] <- elapsed(B %*% G)
+    t[k, "gram"] <- per_call(gram())
+    t[k, "eigen"] <- per_call(eigen(S, symmetric = TRUE))
+    if (!dual) t[k, "basis"] <- per_call(x %*% V)
+    t[k, "lev"] <- per_call(B2 %*% F)
+    t[k, "fitted"] <- per_call(B %*% G)
   }
   m <- apply(t, 2, med)
   floor_s <- sum(m[-(1:2)], na.rm = TRUE)
@@ -74,18 +76,18 @@ rbf <- rbf_case()
 nl <- 100L
 t <- matrix(NA_real_, reps, 5, dimnames = list(NULL, c("rlsc", "gram", "eigen", "lev", "fitted")))
 for (k in seq_len(reps)) {
-  t[k, "rlsc"] <- elapsed(suppressWarnings(rlsc(rbf$x, rbf$y, kernel = kernel_rbf(rbf$sigma),
+  t[k, "rlsc"] <- per_call(suppressWarnings(rlsc(rbf$x, rbf$y, kernel = kernel_rbf(rbf$sigma),
                                                 nlambda = nl)))
   t[k, c("gram", "eigen", "lev", "fitted")] <- 0
   for (sigma in rbf$sigma) {
     K <- NULL
-    t[k, "gram"] <- t[k, "gram"] + elapsed(K <- kernel_matrix(kernel_rbf(sigma), rbf$x))
+    t[k, "gram"] <- t[k, "gram"] + per_call(K <- kernel_matrix(kernel_rbf(sigma), rbf$x))
     U <- NULL
-    t[k, "eigen"] <- t[k, "eigen"] + elapsed(U <- eigen(K, symmetric = TRUE)$vectors)
+    t[k, "eigen"] <- t[k, "eigen"] + per_call(U <- eigen(K, symmetric = TRUE)$vectors)
     U2 <- U * U
     F <- matrix(runif(ncol(U) * nl), ncol(U))
-    t[k, "lev"] <- t[k, "lev"] + elapsed(U2 %*% F)
-    t[k, "fitted"] <- t[k, "fitted"] + elapsed(U %*% F)
+    t[k, "lev"] <- t[k, "lev"] + per_call(U2 %*% F)
+    t[k, "fitted"] <- t[k, "fitted"] + per_call(U %*% F)
   }
 }
 m <- apply(t, 2, med)

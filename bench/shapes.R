@@ -28,6 +28,23 @@ bench_reps <- function(default) as.integer(Sys.getenv("RLSC_BENCH_REPS", default
 
 elapsed <- function(expr) system.time(expr)[["elapsed"]]
 
+# Seconds per evaluation of `expr`, evaluated as many times in a row as take
+# `min_s` (at least once; the mean): one call of a few milliseconds is within
+# the timer's resolution, and swings two- to three-fold with what ran just
+# before it (threads asleep or still spinning, cold caches).
+per_call <- function(expr, min_s = 0.25) {
+  e <- substitute(expr)
+  env <- parent.frame()
+  k <- 0L
+  t0 <- proc.time()[["elapsed"]]
+  repeat {
+    eval(e, env)
+    k <- k + 1L
+    t <- proc.time()[["elapsed"]] - t0
+    if (t >= min_s) return(t / k)
+  }
+}
+
 # The rows of results (data frames of one row) as one table, wide enough for
 # all its columns.
 print_rows <- function(rows) {
