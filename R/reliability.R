@@ -42,7 +42,12 @@ reliability <- function(eng, lambda, new_rows = FALSE) {
     conditioned <- (if (isTRUE(eng$graded)) sqrt(ratio) else ratio) > 1e9
     noise <- eng$noise %||% 0
     r <- length(values)
-    cancelled <- .colSums(noise / (values + rep(lambda, each = r)) > 1e-6, r, length(lambda)) > 0
+    # noise_k / (Lambda_k + lambda) is at most max(noise) / (min(Lambda) +
+    # min(lambda)) (rounding is monotone): the r x L ratios only when that
+    # bound passes 1e-6 (R's collector felt them in every small fit)
+    if (length(lambda) && !(min(values) > 0 && max(noise) / (min(values) + min(lambda)) <= 1e-6)) {
+      cancelled <- .colSums(noise / (values + rep(lambda, each = r)) > 1e-6, r, length(lambda)) > 0
+    }
   }
   near_dropped <- eng$dropped > (if (new_rows) 1e-9 else 1e-6) * lambda   # lambda = 0: any
   # directions dropped below the rounding error of a centering that cancelled
