@@ -567,12 +567,10 @@ band_plan <- function(search, spec, data, nt, nc) {
 # (fit_bands()) the mean over the columns of their models' degrees of
 # freedom as `df`.
 band_path <- function(lambda, curve, se, n_na, responses, classify) {
-  cols <- list(mse = rowMeans(curve), mse_se = if (ncol(se) == 1L) se[, 1L] else NA_real_,
-               mae = NA_real_, mae_se = NA_real_,
-               misclass = NA_real_, misclass_se = NA_real_)
-  for (t in seq_along(responses)) {
-    cols[paste0("mse_", responses[t], c("", "_se"))] <- list(curve[, t], se[, t])
-  }
+  cols <- c(list(mse = rowMeans(curve), mse_se = if (ncol(se) == 1L) se[, 1L] else NA_real_,
+                 mae = NA_real_, mae_se = NA_real_,
+                 misclass = NA_real_, misclass_se = NA_real_),
+            response_columns(curve, se, responses))
   data.frame(lambda = lambda, df = NA_real_, cols, rss = NA_real_,
              n_na = apply(n_na, 1L, max), check.names = FALSE)
 }
@@ -918,7 +916,7 @@ tidy.rlsc_banded_fit <- function(x, what = c("lambda", "bands"), ...) {
   w <- x$band_weights
   responses <- colnames(w)
   value <- if (x$per_response) {
-    mapply(function(r, i) x$path[[paste0("mse_", r)]][i], responses, x$index_min)
+    response_curves(x$path, responses)[cbind(x$index_min, seq_along(responses))]
   } else {
     rep(x$cvm[x$index_min], length(responses))
   }

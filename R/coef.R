@@ -31,7 +31,8 @@
 coef.rlsc <- function(object, lambda = object$lambda_min, ..., s = NULL) {
   check_no_dots(...)
   over_lambdas(object, glmnet_s(lambda, s, missing(lambda)), function(l) {
-    cf <- at_lambdas(l, ncol(object$y), function(l) engine_coef(object$engine, l), object$engine)
+    cf <- at_lambdas(l, ncol(object$y), function(l) engine_coef(object$engine, l),
+                     engine = object$engine)
     coef_matrix(object, cf$intercept, cf$coef, object$xnames)
   })
 }

@@ -19,13 +19,20 @@ criteria_columns <- function(stat, classify, nt, crit) {
   cols[c("misclass", "misclass_se")] <- if (classify) pair(3L) else list(NA_real_, NA_real_)
   if (isTRUE(crit$per_response)) {
     each <- stat(4L + seq_len(nt))
-    per <- vector("list", 2L * nt)
-    per[2L * seq_len(nt) - 1L] <- matrix_columns(each[[1L]])
-    per[2L * seq_len(nt)] <- matrix_columns(each[[2L]])
-    names(per) <- paste0("mse_", rep(crit$responses, each = 2L), c("", "_se"))
-    cols <- c(cols, per)
+    cols <- c(cols, response_columns(each[[1L]], each[[2L]], crit$responses))
   }
   cols
+}
+
+# The columns mse_<response> and mse_<response>_se of a validation table,
+# from lambdas x responses matrices of the criterion and its standard error.
+response_columns <- function(curve, se, responses) {
+  nt <- length(responses)
+  per <- vector("list", 2L * nt)
+  per[2L * seq_len(nt) - 1L] <- matrix_columns(curve)
+  per[2L * seq_len(nt)] <- matrix_columns(se)
+  names(per) <- paste0("mse_", rep(responses, each = 2L), c("", "_se"))
+  per
 }
 
 # The columns of a matrix as a list of vectors.

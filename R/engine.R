@@ -176,7 +176,7 @@ max_abs <- function(x) c_abs_max(if (is_sparse(x)) x@x else x)
 # its coefficients alone (class "rlsc_linear"), for a kernel model the engine.
 engine_at <- function(eng, lambda) {
   if (identical(eng$form, "primal") || identical(eng$kernel$name, "linear")) {
-    cf <- at_lambdas(lambda, ncol(eng$g), function(l) engine_coef(eng, l), eng)
+    cf <- at_lambdas(lambda, ncol(eng$g), function(l) engine_coef(eng, l), engine = eng)
     cf[c("values", "dropped", "noise")] <- list(eng$values, eng$dropped, eng$noise)
     return(structure(cf, class = "rlsc_linear"))
   }

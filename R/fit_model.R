@@ -379,10 +379,10 @@ probe_table <- function(best, spec, sel) {
     crit$responses <- crit$responses[keep]
   }
   tab <- validation_table(eng, data, probes, crit, folds, spec$cv$K, spec$cv$labels)
-  grid <- unclass(best$path)
-  tab <- unclass(tab)
+  # the columns by one match() each (`[[` by name scans the names: 1085
+  # columns of a table of 10000 took 0.07 s)
   c(list(lambda = c(lambda, probes)),
-    stats::setNames(lapply(cols, function(col) c(grid[[col]], tab[[col]])), cols))
+    stats::setNames(Map(c, unclass(best$path)[cols], unclass(tab)[cols]), cols))
 }
 
 # The response of a dual engine's rows (the reliability of its rows of zero

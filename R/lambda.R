@@ -63,15 +63,19 @@ select_lambda <- function(cvm, cvsd, tiebreak = NULL, maximize = FALSE) {
   list(index_min = index_min, index_1se = min(index_1se, index_min))
 }
 
+# The columns mse_<response><suffix> of a validation table as a lambdas x
+# responses matrix: one match() for all of them (`[[` by name scans the
+# names, for thousands of columns once per column).
+response_curves <- function(path, responses, suffix = "") {
+  matrix(unlist(unclass(path)[paste0("mse_", responses, suffix)], use.names = FALSE), nrow(path))
+}
+
 # lambda_min and lambda_1se of a validation table: one pair, or one per
 # response column (named) with per_response = TRUE.
 select_fit <- function(path, crit) {
   if (isTRUE(crit$per_response)) {
-    col <- function(suffix) {
-      matrix(unlist(unclass(path)[paste0("mse_", crit$responses, suffix)], use.names = FALSE),
-             nrow(path))
-    }
-    sel <- select_columns(col(""), col("_se"))
+    sel <- select_columns(response_curves(path, crit$responses),
+                          response_curves(path, crit$responses, "_se"))
     if (anyNA(sel$index_min)) select_lambda(NA_real_, NA_real_)   # its error
     return(lapply(sel[c("index_min", "index_1se")], stats::setNames, crit$responses))
   }
@@ -300,6 +304,9 @@ stack_lambdas <- function(parts, labels) {
 # (the rows' weights, the engine's shift) stay as they are.  A banded engine
 # (bands.R) takes the response columns' lambdas at once.
 at_lambdas <- function(lambdas, nt, fun, rows = character(), engine = NULL) {
+  # (an engine given by position landed in `rows`: `%in%` then deparsed its
+  # matrices, and coef() of 5000 response columns took 89 s)
+  stopifnot(is.character(rows))
   if (length(lambdas) == 1L || inherits(engine, "rlsc_banded")) return(fun(lambdas))
   values <- unique(lambdas)
   parts <- lapply(values, fun)
@@ -309,10 +316,21 @@ at_lambdas <- function(lambdas, nt, fun, rows = character(), engine = NULL) {
     v <- lapply(parts, `[[`, k)
     if (all(vapply(v, identical, NA, v[[1L]]))) next
     first <- v[[1L]]
+    # the columns (elements) of each lambda at once: one assignment per
+    # column, into a list's element, copied the whole matrix each time
+    # (coef() of 5000 response columns took 89 s)
     if (is.matrix(first) && ncol(first) == nt) {
-      for (t in seq_len(nt)) out[[k]][, t] <- v[[of[t]]][, t]
+      for (j in seq_along(v)[-1L]) {
+        cols <- which(of == j)
+        first[, cols] <- v[[j]][, cols, drop = FALSE]
+      }
+      out[[k]] <- first
     } else if (is.null(dim(first)) && length(first) == nt && !k %in% rows) {
-      for (t in seq_len(nt)) out[[k]][t] <- v[[of[t]]][t]
+      for (j in seq_along(v)[-1L]) {
+        cols <- which(of == j)
+        first[cols] <- v[[j]][cols]
+      }
+      out[[k]] <- first
     } else if (is.null(dim(first)) && length(first) == 1L) {
       out[[k]] <- max(unlist(v))
     } else {

@@ -184,7 +184,7 @@ predict_design <- function(object, x, lambda) {
   out <- at_lambdas(lam, ncol(object$y), function(l) {
     f <- engine_decision(object$engine, x, l)
     list(f = f, bound = attr(f, "bound"))
-  }, object$engine)
+  }, engine = object$engine)
   f <- out$f
   attr(f, "bound") <- NULL
   warn_unreliable(object$engine, lam, new_rows = TRUE)

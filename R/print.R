@@ -47,7 +47,7 @@ print.rlsc <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
 selection_table <- function(x) {
   if (isTRUE(x$per_response)) {
     cols <- names(x$index_min)
-    pick <- function(v) mapply(function(i, r) x$path[[paste0("mse_", r, v)]][i], x$index_min, cols)
+    pick <- function(v) response_curves(x$path, cols, v)[cbind(x$index_min, seq_along(cols))]
     return(data.frame(lambda_min = x$lambda_min, df = x$df[x$index_min], mse = pick(""),
                       se = pick("_se"), lambda_1se = x$lambda_1se, row.names = cols))
   }
