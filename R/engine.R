@@ -137,10 +137,13 @@ effective_df <- function(values, lambda) {
 }
 
 # Spectral filter of the ridge solution: 1 / (Lambda + lambda), with
-# directions where that is undefined dropped (the pseudo-inverse).
+# directions where that is undefined dropped (the pseudo-inverse); for one
+# lambda an r-vector, for one lambda per response column an r x T matrix.
 spectral_filter <- function(values, lambda) {
-  den <- values + lambda
-  ifelse(den > 0, 1 / den, 0)
+  den <- values + rep(lambda, each = length(values))
+  filt <- ifelse(den > 0, 1 / den, 0)
+  if (length(lambda) > 1L) dim(filt) <- c(length(values), length(lambda))
+  filt
 }
 
 # The eigen-directions an engine keeps, one rule for every form: above the

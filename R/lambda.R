@@ -302,12 +302,14 @@ stack_lambdas <- function(parts, labels) {
 # row count equals T), column t of a matrix with a column per response; a
 # count (one number) the largest.  Components that do not depend on lambda
 # (the rows' weights, the engine's shift) stay as they are.  A banded engine
-# (bands.R) takes the response columns' lambdas at once.
+# (bands.R) and a primal one (one filter per column, engine_coef()) take the
+# response columns' lambdas at once: one product for all columns instead of
+# one per distinct lambda.
 at_lambdas <- function(lambdas, nt, fun, rows = character(), engine = NULL) {
   # (an engine given by position landed in `rows`: `%in%` then deparsed its
   # matrices, and coef() of 5000 response columns took 89 s)
   stopifnot(is.character(rows))
-  if (length(lambdas) == 1L || inherits(engine, "rlsc_banded")) return(fun(lambdas))
+  if (length(lambdas) == 1L || inherits(engine, c("rlsc_banded", "rlsc_primal"))) return(fun(lambdas))
   values <- unique(lambdas)
   parts <- lapply(values, fun)
   of <- match(lambdas, values)   # the part of each response column

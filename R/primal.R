@@ -212,8 +212,9 @@ model_df <- function(eng, lambda) {
   effective_df(eng$values, lambda) + if (is.null(eng$free_map)) 0 else ncol(eng$free_map)
 }
 
-# The slopes (in the units of x) and intercept at lambda, and what
-# linear_decision() centers new rows with.
+# The slopes (in the units of x) and intercept at lambda (one, or one per
+# response column: spectral_filter()), and what linear_decision() centers
+# new rows with.
 engine_coef.rlsc_primal <- function(eng, lambda) {
   beta <- eng$v %*% (eng$g * spectral_filter(eng$values, lambda))
   if (!is.null(eng$beta0)) beta <- beta + eng$beta0
