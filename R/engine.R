@@ -141,7 +141,8 @@ effective_df <- function(values, lambda) {
 # lambda an r-vector, for one lambda per response column an r x T matrix.
 spectral_filter <- function(values, lambda) {
   den <- values + rep(lambda, each = length(values))
-  filt <- ifelse(den > 0, 1 / den, 0)
+  filt <- 1 / den
+  filt[den <= 0] <- 0
   if (length(lambda) > 1L) dim(filt) <- c(length(values), length(lambda))
   filt
 }

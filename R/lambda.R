@@ -223,7 +223,9 @@ lambda_value <- function(object, lambda) {
   }
   nt <- ncol(object$y)
   if (isTRUE(object$per_response) && is.numeric(lambda) && length(lambda) == nt && nt > 1L) {
-    return(vapply(lambda, function(l) lambda_value(object, l), 1))
+    bad <- which(!is.finite(lambda) | lambda < 0)
+    if (length(bad)) lambda_value(object, lambda[[bad[1L]]])   # its error
+    return(vapply(lambda, on_grid, 1, grid = object$lambda))
   }
   if (!is.numeric(lambda) || length(lambda) != 1L || !is.finite(lambda) || lambda < 0) {
     got <- if (length(lambda) == 1L && is.atomic(lambda) && !is.complex(lambda)) {
@@ -235,9 +237,13 @@ lambda_value <- function(object, lambda) {
              if (isTRUE(object$per_response)) paste0(" (or one per response column, ", nt, ")"),
              ", not ", got)
   }
-  grid <- object$lambda
-  hit <- which(abs(grid - lambda) <= 1e-10 * lambda)
-  if (length(hit)) grid[hit[1L]] else as.double(lambda)
+  on_grid(lambda, object$lambda)
+}
+
+# A lambda given as a number: the grid's value when within rounding of it.
+on_grid <- function(l, grid) {
+  hit <- which(abs(grid - l) <= 1e-10 * l)
+  if (length(hit)) grid[hit[1L]] else as.double(l)
 }
 
 # glmnet's `s` for a method's `lambda`: the one given (both is an error).
