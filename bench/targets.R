@@ -15,6 +15,8 @@
 # BLAS=openblas preloads .deps/openblas into R, and python inherits it), and
 # the runs alternate: rlsc K-fold, rlsc LOO, himalaya, RLSC_BENCH_REPS
 # (default 3) times; medians.  About 3 minutes under OpenBLAS.
+# Then the LOO fit's methods (print, summary, coef, predict, fitted,
+# loo_predict), each timed once against the fit.
 # Also the LOO fit against its floor (issue 24's goal 1, as bench/floor.R
 # defines it): crossprod(x), eigen() of it, the basis x V, the leverages
 # (B * B) F (F r x L) and the fitted values B G (G r x (L T)), each BLAS call
@@ -99,6 +101,14 @@ print(format(data.frame(
   digits = 3), row.names = FALSE)
 cat("\nper run (seconds):\n")
 print(t)
+# what a user does next with the fit: each method once, against the fit's
+# time (coef() and summary() of 5000 columns once took 80 s each)
+methods <- c(print = elapsed(utils::capture.output(print(loo))),
+             summary = elapsed(utils::capture.output(print(summary(loo)))),
+             coef = elapsed(coef(loo)), predict_100_rows = elapsed(predict(loo, x[1:100, ])),
+             fitted = elapsed(fitted(loo)), loo_predict = elapsed(loo_predict(loo)))
+cat("\nmethods of the LOO fit (seconds, once; the fit", format(m[["loo"]], digits = 3), "s):\n")
+print(round(methods, 3))
 cat("\nhimalaya_over_kfold: target >= 3; himalaya_over_loo: target >= 4; alphas_agree: the share of",
     "targets\nwhose K-fold alpha is himalaya's (target >= 0.99); loo_vs_floor: the LOO fit over its floor",
     "(target <= 1.3);\nmedians of", reps, "alternated runs.\n")
