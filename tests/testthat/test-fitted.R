@@ -43,6 +43,7 @@ test_that("the methods of a per-response fit evaluate each response column once"
   # one path per distinct lambda over its own columns, not all 8 per lambda
   expect_equal(path_columns(fitted(fit)), 8)
   expect_equal(path_columns(loo_predict(fit)), 8)
+  expect_equal(path_columns(predict(fit, d$x[1:3, ], se.fit = TRUE)), 8)
   for (j in c(1, 8)) {
     expect_equal(fitted(fit)[, j], fitted(fit, fit$lambda_min[[j]])[, j], tolerance = 1e-12)
     expect_equal(hatvalues(fit)[, j], hatvalues(fit, fit$lambda_min[[j]]), tolerance = 1e-12,
