@@ -63,7 +63,7 @@ plot.rlsc <- function(x, type = c("criterion", "coef"), response = NULL,
   if (type == "coef") return(plot_coef(x, response, xlab, ylab, main, ...))
   if (x$per_response) {   # one curve per response column, each with its own lambdas
     responses <- names(x$index_min)
-    curves <- lapply(paste0("mse_", responses), criterion_curve, path = x$path)
+    curves <- criterion_curves(x$path, paste0("mse_", responses))
     draw_criterion(x, curves, seq_along(curves), responses, xlab,
                    ylab %||% criterion_label("mse", x$cv), main, ...)
     return(invisible(x))
@@ -93,10 +93,18 @@ plot.rlsc_kernel_fit <- function(x, type = c("criterion", "heatmap", "coef"), re
 
 # The rows of a LOO table with a defined criterion: lambda, the criterion, its
 # standard error and df.
-criterion_curve <- function(path, criterion) {
-  ok <- !is.na(path[[criterion]])
-  data.frame(lambda = path$lambda[ok], cvm = path[[criterion]][ok],
-             se = path[[paste0(criterion, "_se")]][ok], df = path$df[ok])
+criterion_curve <- function(path, criterion) criterion_curves(path, criterion)[[1L]]
+
+# The same for several criteria (the mse_<response> columns of a
+# per-response fit): their columns by one match() (`[[` by name scans the
+# table's names, for each of thousands of response columns) into light
+# frames (validation_frame(): data.frame() checks every column).
+criterion_curves <- function(path, criteria) {
+  tab <- unclass(path)
+  unname(Map(function(cvm, se) {
+    ok <- !is.na(cvm)
+    validation_frame(list(lambda = tab$lambda[ok], cvm = cvm[ok], se = se[ok], df = tab$df[ok]), sum(ok))
+  }, tab[criteria], tab[paste0(criteria, "_se")]))
 }
 
 # One criterion curve per kernel setting, from the LOO table over the whole grid.
