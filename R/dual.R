@@ -248,9 +248,12 @@ dual_u <- function(eng) {
 # Linear kernels report the slopes beta = X~' c (d x T) and the matching
 # intercept; other kernels the dual coefficients, one per training row (zero
 # for rows of zero weight), and the intercept b = ybar - kbar'c.
-engine_coef.rlsc_dual <- function(eng, lambda) {
-  cf <- dual_coefficients(eng, lambda)
-  b <- (eng$yshift + eng$ybar) - if (eng$intercept) drop(crossprod(eng$kbar, cf)) else 0
+engine_coef.rlsc_dual <- function(eng, lambda) dual_coef_of(eng, dual_coefficients(eng, lambda))
+
+# engine_coef() of dual coefficients `cf`: m x T at one lambda, or m x (T L)
+# for L lambdas side by side (engine_coef_path()).
+dual_coef_of <- function(eng, cf) {
+  b <- rep_len(eng$yshift + eng$ybar, ncol(cf)) - if (eng$intercept) drop(crossprod(eng$kbar, cf)) else 0
   if (eng$kernel$name == "linear") {
     # f(x) = b + ((x - shift - center) / scale)' beta_s: slopes in the units of x
     beta <- centered_crossprod(eng$x, eng$shift, eng$center, cf)

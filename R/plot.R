@@ -63,7 +63,7 @@ plot.rlsc <- function(x, type = c("criterion", "coef"), response = NULL,
   if (type == "coef") return(plot_coef(x, response, xlab, ylab, main, ...))
   if (x$per_response) {   # one curve per response column, each with its own lambdas
     responses <- names(x$index_min)
-    curves <- lapply(paste0("mse_", responses), criterion_curve, path = x$path)
+    curves <- criterion_curves(x$path, paste0("mse_", responses))
     draw_criterion(x, curves, seq_along(curves), responses, xlab,
                    ylab %||% criterion_label("mse", x$cv), main, ...)
     return(invisible(x))
@@ -93,10 +93,18 @@ plot.rlsc_kernel_fit <- function(x, type = c("criterion", "heatmap", "coef"), re
 
 # The rows of a LOO table with a defined criterion: lambda, the criterion, its
 # standard error and df.
-criterion_curve <- function(path, criterion) {
-  ok <- !is.na(path[[criterion]])
-  data.frame(lambda = path$lambda[ok], cvm = path[[criterion]][ok],
-             se = path[[paste0(criterion, "_se")]][ok], df = path$df[ok])
+criterion_curve <- function(path, criterion) criterion_curves(path, criterion)[[1L]]
+
+# The same for several criteria (the mse_<response> columns of a
+# per-response fit): their columns by one match() (`[[` by name scans the
+# table's names, for each of thousands of response columns) into light
+# frames (validation_frame(): data.frame() checks every column).
+criterion_curves <- function(path, criteria) {
+  tab <- unclass(path)
+  unname(Map(function(cvm, se) {
+    ok <- !is.na(cvm)
+    validation_frame(list(lambda = tab$lambda[ok], cvm = cvm[ok], se = se[ok], df = tab$df[ok]), sum(ok))
+  }, tab[criteria], tab[paste0(criteria, "_se")]))
 }
 
 # One criterion curve per kernel setting, from the LOO table over the whole grid.
@@ -319,12 +327,12 @@ df_axis <- function(xs, df, main = NULL) {
 # there are several.
 plot_coef <- function(x, response, xlab, ylab, main = NULL, ...) {
   if (!x$nvars) stop_arg("nothing to plot: the fit has no coefficients besides the intercept")
-  beta <- coef_path(x)
-  names <- dimnames(beta)[[3L]]
+  names <- response_names(x)
   which <- coef_panels(response, names)
+  beta <- coef_path(x, which)   # the drawn columns only
   if (length(which) == 1L) {
     title <- if (length(names) > 1L) paste(c(main, panel_title(x, names[which])), collapse = ": ")
-    coef_panel(x, beta, which, xlab, ylab, title %||% main, ...)
+    coef_panel(x, beta[, , 1L], which, xlab, ylab, title %||% main, ...)
     return(invisible(x))
   }
   # smaller margins and legend than a single plot's, so that the curves keep
@@ -332,7 +340,9 @@ plot_coef <- function(x, response, xlab, ylab, main = NULL, ...) {
   old <- graphics::par(mfrow = panel_grid(length(which)), mar = c(3.6, 3.6, 4.6, 1),
                        mgp = c(2.2, 0.7, 0), oma = c(0, 0, if (is.null(main)) 0 else 2, 0))
   on.exit(graphics::par(old))
-  for (j in which) coef_panel(x, beta, j, xlab, ylab, panel_title(x, names[j]), legend_cex = 0.8, ...)
+  for (k in seq_along(which)) {
+    coef_panel(x, beta[, , k], which[k], xlab, ylab, panel_title(x, names[which[k]]), legend_cex = 0.8, ...)
+  }
   if (!is.null(main)) graphics::mtext(main, side = 3, outer = TRUE, font = 2, cex = 1.2)
   invisible(x)
 }
@@ -375,7 +385,7 @@ panel_title <- function(x, name) {
 # path by a thin line) to the most penalized (right), with that response
 # column's lambda_min and lambda_1se.
 coef_panel <- function(x, beta, which, xlab, ylab, main, legend_cex = 1, ...) {
-  b <- matrix(beta[, , which], x$nvars)   # d x L, also for d = 1
+  b <- matrix(beta, x$nvars)   # d x L, also for d = 1
   dots <- list(...)
   cols <- rep_len(dots$col %||% grDevices::hcl.colors(x$nvars, "Dark 3"), x$nvars)
   dots$col <- NULL
@@ -436,14 +446,17 @@ spread_labels <- function(y, gap, lo, hi) {
   out
 }
 
-# Slopes for every lambda of the grid: a d x L x T array.
-coef_path <- function(object) {
-  cf <- vapply(object$lambda, function(l) {
-    as.matrix(coef(object, lambda = l))[-1L, , drop = FALSE]
-  }, matrix(0, object$nvars, ncol(object$y)))
-  cf <- array(cf, c(object$nvars, ncol(object$y), length(object$lambda)))
+# Slopes for every lambda of the grid: a d x L x T array, of the response
+# columns `cols` (all 5000 of a wide fit took 12-15 s for the 9 drawn): their
+# engine alone (a banded engine answers for all its columns).
+coef_path <- function(object, cols = seq_len(ncol(object$y))) {
+  eng <- object$engine
+  banded <- inherits(eng, "rlsc_banded")
+  if (!banded) eng <- engine_columns(eng, cols)
+  cf <- engine_coef_path(eng, object$lambda)$coef
+  if (banded) cf <- cf[, cols, , drop = FALSE]
   cf <- aperm(cf, c(1L, 3L, 2L))
-  dimnames(cf) <- list(object$xnames, NULL, response_names(object))
+  dimnames(cf) <- list(object$xnames, NULL, response_names(object)[cols])
   cf
 }
 

@@ -8,16 +8,19 @@
 # residual degrees of freedom nu = n - 1 - p0 - sum_k (2 phi_k - phi_k^2),
 # phi_k = Lambda_k / (Lambda_k + lambda) (Hastie and Tibshirani's n - tr(2H - H'H)).
 # The bias of ridge is not included.  At lambda = 0 it is predict.lm()'s.
-
+# The new rows' coordinates and each column's residual sum of squares (at
+# its own lambda) are formed once, not once per distinct lambda of a
+# per-response fit (5000 response columns: each time a path over all of them).
 prediction_se <- function(object, x, lambda) {
+  eng <- object$engine
+  b0 <- engine_basis(eng, x)
+  free <- free_leverage(x, 1, eng)
+  out <- fit_outputs(object, lambda)
+  keep <- out$weights > 0
+  rss <- colSums(out$weights[keep] * (out$y[keep, , drop = FALSE] - out$fitted[keep, , drop = FALSE])^2)
   at_lambdas(lambda, ncol(object$y), function(l) {
-    eng <- object$engine
-    b0 <- engine_basis(eng, x)
     phi <- eng$values / (eng$values + l)
-    share <- drop(b0^2 %*% (phi / (eng$values + l))) + free_leverage(x, 1, eng)
-    out <- fit_outputs(object, l)
-    keep <- out$weights > 0
-    rss <- colSums(out$weights[keep] * (out$y[keep, , drop = FALSE] - out$fitted[keep, , drop = FALSE])^2)
+    share <- drop(b0^2 %*% (phi / (eng$values + l))) + free
     nu <- sum(keep) - eng$intercept - (model_df(eng, l) - effective_df(eng$values, l)) -
       sum(2 * phi - phi^2)
     sigma2 <- rss / nu

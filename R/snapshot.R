@@ -7,7 +7,7 @@
 
 new_snapshot <- function(eng, data, lambda) {
   path <- engine_path(eng, data, lambda, keep = TRUE, columns = FALSE)
-  cf <- snapshot_coefficients(eng, lambda, length(eng$w), ncol(eng$g))
+  cf <- engine_coef_path(eng, lambda)   # dual coefficients n x T x L, intercepts T x L
   structure(list(
     lambda = lambda, values = eng$values, dropped = eng$dropped, noise = eng$noise, w = eng$w,
     omh = path$omh,
@@ -16,23 +16,6 @@ new_snapshot <- function(eng, data, lambda) {
     cross = eng[c("kernel", "x", "shift", "center", "scale", "kbar", "rows", "intercept", "yshift",
                   "ybar")]
   ), class = "rlsc_snapshot")
-}
-
-# The coefficients (n x T x L) and intercepts (T x L) at every lambda of the
-# grid: the dual coefficients of a kernel in one product for the whole grid
-# (engine_coef.rlsc_dual() at one lambda gives the same), else engine_coef()
-# lambda by lambda.
-snapshot_coefficients <- function(eng, lambda, n, nt) {
-  if (!inherits(eng, "rlsc_dual") || eng$kernel$name == "linear") {
-    coefs <- lapply(lambda, function(l) engine_coef(eng, l))
-    return(list(coef = array(unlist(lapply(coefs, `[[`, "coef")), c(n, nt, length(lambda))),
-                intercept = matrix(unlist(lapply(coefs, `[[`, "intercept")), nt)))
-  }
-  cf <- dual_coefficient_path(eng, lambda)
-  coef <- array(0, c(n, nt, length(lambda)))
-  coef[eng$rows, , ] <- cf
-  kc <- if (eng$intercept) crossprod(eng$kbar, matrix(cf, length(eng$rows))) else 0
-  list(coef = coef, intercept = (eng$yshift + eng$ybar) - matrix(kc, nt, length(lambda)))
 }
 
 # The grid indices of `lambda`, or an error naming what would serve others.

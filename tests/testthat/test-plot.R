@@ -28,6 +28,23 @@ test_that("the coefficient paths equal coef() at every lambda", {
   }
 })
 
+test_that("the coefficient plot computes the drawn columns' paths, a dual fit's in one product", {
+  d <- make_data(40, 3, ntarget = 12, seed = 91)
+  fit <- rlsc_short(d$x, d$y, nlambda = 5)
+  # the 9 panels drawn, not all 12 columns, at each of the 5 lambdas
+  cols <- with_null_device(suppressMessages(
+    traced_sum("engine_coef.rlsc_primal", quote(ncol(eng$g)), plot(fit, type = "coef"))))
+  expect_equal(cols, 9 * 5)
+  expect_equal(traced_sum("engine_coef.rlsc_primal", quote(ncol(eng$g)),
+                          with_null_device(plot(fit, type = "coef", response = 11))), 5)
+  wide <- make_data(20, 30, seed = 92)
+  dual <- rlsc_short(wide$x, wide$y, nlambda = 7)
+  expect_identical(dual$form, "dual")
+  path <- getFromNamespace("coef_path", "rlsc")(dual)
+  expect_equal(traced_sum("centered_crossprod", 1, with_null_device(plot(dual, type = "coef"))), 1)
+  for (i in c(1, 7)) expect_equal(path[, i, 1], coef(dual, dual$lambda[i])[-1], tolerance = 1e-12)
+})
+
 test_that("autoplot() builds a ggplot with the band in its legend and lambda = 0 on the axis", {
   skip_if_not_installed("ggplot2")
   p <- ggplot2::autoplot(rlsc(mpg ~ ., data = mtcars))
