@@ -324,19 +324,15 @@ at_lambdas <- function(lambdas, nt, fun, rows = character(), engine = NULL) {
     v <- lapply(parts, `[[`, k)
     if (all(vapply(v, identical, NA, v[[1L]]))) next
     first <- v[[1L]]
-    # the columns (elements) of each lambda at once: one assignment per
-    # column, into a list's element, copied the whole matrix each time
-    # (coef() of 5000 response columns took 89 s)
-    if (is.matrix(first) && ncol(first) == nt) {
+    per_column <- if (is.matrix(first)) ncol(first) == nt else {
+      is.null(dim(first)) && length(first) == nt && !k %in% rows
+    }
+    if (per_column) {
+      # the columns (elements) of each distinct lambda in one assignment,
+      # not one assignment per column
       for (j in seq_along(v)[-1L]) {
         cols <- which(of == j)
-        first[, cols] <- v[[j]][, cols, drop = FALSE]
-      }
-      out[[k]] <- first
-    } else if (is.null(dim(first)) && length(first) == nt && !k %in% rows) {
-      for (j in seq_along(v)[-1L]) {
-        cols <- which(of == j)
-        first[cols] <- v[[j]][cols]
+        if (is.matrix(first)) first[, cols] <- v[[j]][, cols, drop = FALSE] else first[cols] <- v[[j]][cols]
       }
       out[[k]] <- first
     } else if (is.null(dim(first)) && length(first) == 1L) {
