@@ -65,7 +65,7 @@ pair_set <- function(eng, data) {
     # complement rows hold U (p = U sqrt(Lambda)); direct rows B (p = s B)
     p <- eng$basis
     comp <- !eng$direct
-    p[comp, ] <- p[comp, , drop = FALSE] * rep(sqrt(eng$values), each = sum(comp))
+    p[comp, ] <- p[comp, , drop = FALSE] * rep_each(sqrt(eng$values), sum(comp))
     p[!comp, ] <- s[!comp] * p[!comp, , drop = FALSE]
     z <- if (eng$intercept) matrix(s / sqrt(eng$sumw)) else matrix(0, length(s), 0L)
     path <- function(l) {

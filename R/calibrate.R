@@ -177,7 +177,7 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
   own <- (counts + 1) / (counts + 2)   # Platt's target of each class for its own rows
   slopes <- if (k == 2L) 2L else seq_len(k)   # two classes: one slope
   s <- pmax(apply(abs(f[, slopes, drop = FALSE]), 2L, max), 1e-300)
-  fs <- f[, slopes, drop = FALSE] / rep(s, each = nrow(f))
+  fs <- f[, slopes, drop = FALSE] / rep_each(s, nrow(f))
   na <- k - 1L
   np <- na + length(slopes)
   bounded <- seq_len(np) > na
@@ -262,7 +262,7 @@ log_sum_exp <- function(eta) {
 class_probabilities <- function(object, decision, map) {
   k <- length(object$classes)
   f <- own_values(decision, k)
-  eta <- rep(map$a, each = nrow(f)) + f * rep(map$b, each = nrow(f))
+  eta <- rep_each(map$a, nrow(f)) + f * rep_each(map$b, nrow(f))
   p <- exp(eta - log_sum_exp(eta))
   dimnames(p) <- list(rownames(decision), object$classes)
   p

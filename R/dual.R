@@ -54,7 +54,7 @@ dual_engine <- function(kernel, rows, intercept, scale = NULL) {
   values <- eig$values[keep]
   n <- nrow(y)
   s <- sqrt(w[pos])
-  resid <- (y - rep(origin$yshift, each = n)) - rep(origin$ybar, each = n)
+  resid <- (y - rep_each(origin$yshift, n)) - rep_each(origin$ybar, n)
   z <- c_crossprod(eig$vectors, s * resid[pos, , drop = FALSE])
   u <- eig$vectors[, keep, drop = FALSE]
   rest <- eig$vectors[, !keep, drop = FALSE]
@@ -213,7 +213,7 @@ dual_cross <- function(eng, newx) {
 }
 
 # A cross-kernel with the training rows, centered as s'U = 0 leaves it.
-center_cross <- function(eng, k) if (eng$intercept) k - rep(eng$kbar, each = nrow(k)) else k
+center_cross <- function(eng, k) if (eng$intercept) k - rep_each(eng$kbar, nrow(k)) else k
 
 # The dual coefficients c (one per row of positive weight, m x T) at lambda:
 # s o U (z / (Lambda + lambda)), z = g / sqrt(Lambda).  Rows kept in the direct
@@ -271,7 +271,7 @@ dual_coef_of <- function(eng, cf) {
 # cancellation of a large common offset); sparse X is not moved (center NULL).
 centered_crossprod <- function(x, shift, center, c) {
   if (is.null(center)) return(as.matrix(Matrix::crossprod(x, c)))
-  crossprod((x - rep(shift, each = nrow(x))) - rep(center, each = nrow(x)), c)
+  crossprod((x - rep_each(shift, nrow(x))) - rep_each(center, nrow(x)), c)
 }
 
 # Decision values of new rows, with the bound of their rounding error (see
@@ -299,7 +299,7 @@ dual_new_rows <- function(eng, newx) {
 # of their rounding error.
 dual_decision <- function(new, eng, lambda) {
   k0 <- new$k0
-  f <- k0 %*% dual_coefficients(eng, lambda) + rep(eng$yshift + eng$ybar, each = nrow(k0))
+  f <- k0 %*% dual_coefficients(eng, lambda) + rep_each(eng$yshift + eng$ybar, nrow(k0))
   values <- eng$values
   if (length(values)) {
     bound <- new_row_factor(new$b0, values) %o% lambda_factor(eng$g, values, lambda)
@@ -318,7 +318,7 @@ dual_decision <- function(new, eng, lambda) {
 }
 
 warn_prediction <- function(bound, y, lambda) {
-  bad <- rowSums(bound > 1e-6 * rep(y_scale(y), each = nrow(bound))) > 0
+  bad <- rowSums(bound > 1e-6 * rep_each(y_scale(y), nrow(bound))) > 0
   if (!any(bad)) return(invisible())
   warning(sprintf(paste0(
     "predictions at %d new row(s) may be inaccurate (relative error above 1e-6) at `lambda` ",

@@ -62,8 +62,11 @@ new_engine <- function(form, ...) {
 
 # Cheap checks of types and dimensions (never of values): a malformed engine
 # is an R error here, never a crash in C.
-validate_engine <- function(eng) {
+validate_engine <- function(object) {
   bad <- function(...) stop_arg("malformed rlsc engine: ", ...)
+  # the fields as a plain list: `$` on a classed list looks for methods
+  # first (a third of this check's time)
+  eng <- unclass(object)
   if (!is.list(eng) || !identical(names(eng), engine_fields)) {
     bad("its fields must be ", paste(engine_fields, collapse = ", "))
   }
@@ -97,7 +100,7 @@ validate_engine <- function(eng) {
         !(is.null(eng$free_map) || is_mat(eng$free_map, d, NA))) {
       bad("a primal engine needs `v` (d x r), `center` and `shift` (d)")
     }
-    return(eng)
+    return(object)
   }
   n <- length(eng$w)
   if (!is_num(eng$w) || !is_mat(eng$basis, n, r) || !is_mat(eng$r0, n, nt) || !is_num(eng$q, n) ||
@@ -111,7 +114,7 @@ validate_engine <- function(eng) {
         "and `kbar` (one per row)")
   }
   if (!is.null(eng$scale) && !is_num(eng$scale)) bad("`scale` must be a double vector")
-  eng
+  object
 }
 
 # The engine of the response columns `cols` alone (the same factorization).
@@ -130,10 +133,11 @@ engine_path <- function(eng, data, lambda, classify = FALSE, keep = FALSE, sums 
 engine_coef <- function(eng, lambda) UseMethod("engine_coef")
 
 # engine_coef() at every lambda of a grid: `coef` p x T x L (p slopes, or a
-# kernel's n dual coefficients) and `intercept` T x L.  A dual engine's in
-# one product with U (dual_coefficient_path()) and, for a linear kernel, one
-# with the moved x, formed once: lambda by lambda, a 500 x 5000 fit's 100
-# lambdas took 8 s, moving x each time.
+# kernel's n dual coefficients), `intercept` T x L and, for a linear model,
+# what linear_decision() centers new rows with: `shift`, `center` and `base`
+# (T x L).  A dual engine's in one product with U (dual_coefficient_path())
+# and, for a linear kernel, one with the moved x, formed once: lambda by
+# lambda, a 500 x 5000 fit's 100 lambdas took 8 s, moving x each time.
 engine_coef_path <- function(eng, lambda) {
   nt <- ncol(eng$g)
   nl <- length(lambda)
@@ -141,24 +145,28 @@ engine_coef_path <- function(eng, lambda) {
     dual_coef_of(eng, matrix(dual_coefficient_path(eng, lambda), length(eng$rows)))
   } else {
     parts <- lapply(lambda, function(l) engine_coef(eng, l))
-    list(coef = unlist(lapply(parts, `[[`, "coef")), intercept = unlist(lapply(parts, `[[`, "intercept")))
+    field <- function(k) unlist(lapply(parts, `[[`, k))
+    list(coef = field("coef"), intercept = field("intercept"), base = field("base"),
+         shift = parts[[1L]]$shift, center = parts[[1L]]$center)
   }
   list(coef = array(cf$coef, c(length(cf$coef) / (nt * nl), nt, nl)),
-       intercept = matrix(cf$intercept, nt, nl))
+       intercept = matrix(cf$intercept, nt, nl),
+       base = if (!is.null(cf$base)) matrix(rep_len(cf$base, nt * nl), nt, nl),
+       shift = cf$shift, center = cf$center)
 }
 engine_decision <- function(eng, newx, lambda) UseMethod("engine_decision")
 engine_basis <- function(eng, newx) UseMethod("engine_basis")
 
 effective_df <- function(values, lambda) {
   r <- length(values)
-  stats::setNames(.colSums(values / (values + rep(lambda, each = r)), r, length(lambda)), names(lambda))
+  stats::setNames(.colSums(values / (values + rep_each(lambda, r)), r, length(lambda)), names(lambda))
 }
 
 # Spectral filter of the ridge solution: 1 / (Lambda + lambda), with
 # directions where that is undefined dropped (the pseudo-inverse); for one
 # lambda an r-vector, for one lambda per response column an r x T matrix.
 spectral_filter <- function(values, lambda) {
-  den <- values + rep(lambda, each = length(values))
+  den <- values + rep_each(lambda, length(values))
   filt <- 1 / den
   filt[den <= 0] <- 0
   if (length(lambda) > 1L) dim(filt) <- c(length(values), length(lambda))
@@ -197,12 +205,29 @@ max_abs <- function(x) c_abs_max(if (is_sparse(x)) x@x else x)
 # What engine_decision() needs of an engine at one lambda: for a linear model
 # its coefficients alone (class "rlsc_linear"), for a kernel model the engine.
 engine_at <- function(eng, lambda) {
-  if (identical(eng$form, "primal") || identical(eng$kernel$name, "linear")) {
+  if (linear_engine(eng)) {
     cf <- at_lambdas(lambda, ncol(eng$g), function(l) engine_coef(eng, l), engine = eng)
     cf[c("values", "dropped", "noise")] <- list(eng$values, eng$dropped, eng$noise)
     return(structure(cf, class = "rlsc_linear"))
   }
   eng
 }
+
+# engine_at() of a linear model at several single lambdas, from one
+# engine_coef_path().
+linear_engines <- function(eng, lambda) {
+  path <- engine_coef_path(eng, lambda)
+  p <- dim(path$coef)[1L]
+  nt <- ncol(eng$g)
+  lapply(seq_along(lambda), function(k) {
+    structure(list(coef = matrix(path$coef[, , k], p, nt), intercept = path$intercept[, k],
+                   shift = path$shift, center = path$center, base = path$base[, k],
+                   values = eng$values, dropped = eng$dropped, noise = eng$noise),
+              class = "rlsc_linear")
+  })
+}
+
+# Whether an engine's decision values are those of a linear model (engine_at()).
+linear_engine <- function(eng) identical(eng$form, "primal") || identical(eng$kernel$name, "linear")
 
 engine_decision.rlsc_linear <- function(eng, newx, lambda) linear_decision(newx, eng)

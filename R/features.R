@@ -164,7 +164,7 @@ feature_rows <- function(map, x) {
   if (is_sparse(x)) x <- as.matrix(x)
   if (map$type == "random_features") {
     p <- x %*% (map$omega / (map$sigma * (map$scale %||% 1)))
-    return(sqrt(2 / length(map$b)) * cos(p + rep(map$b, each = nrow(p))))
+    return(sqrt(2 / length(map$b)) * cos(p + rep_each(map$b, nrow(p))))
   }
   k <- map_kernel(map$kernel, x, map$landmarks, map$center, map$scale)
   if (is.null(map$map)) k else k %*% map$map
@@ -207,7 +207,7 @@ setting_map <- function(kern, landmarks, draw, scale = NULL) {
   u <- eig$vectors[, keep, drop = FALSE]
   d <- eig$values[keep]
   list(type = "nystrom", kernel = base, landmarks = landmarks, center = center, scale = scale,
-       map = u / rep(sqrt(d), each = nrow(u)), root = u * rep(sqrt(d), each = nrow(u)))
+       map = u / rep_each(sqrt(d), nrow(u)), root = u * rep_each(sqrt(d), nrow(u)))
 }
 
 # The random draw of random_features(): omega (d x m) standard normal, then b
@@ -244,7 +244,7 @@ choose_landmarks <- function(kernel, sample_rows, npos, xnames, scale = NULL) {
   if (is.null(z)) return(unname(sample_rows(m)))
   rows <- unname(sample_rows(min(npos, 10 * m)))
   if (is.null(scale)) return(kmeans_landmarks(rows, m))
-  kmeans_landmarks(scale_columns(rows, scale), m) * rep(scale, each = m)
+  kmeans_landmarks(scale_columns(rows, scale), m) * rep_each(scale, m)
 }
 
 kmeans_landmarks <- function(rows, m) {
@@ -300,11 +300,8 @@ evaluation_map <- function(map) {
 #' @export
 coef.rlsc_features_fit <- function(object, lambda = object$lambda_min, ..., s = NULL) {
   check_no_dots(...)
-  over_lambdas(object, glmnet_s(lambda, s, missing(lambda)), function(l) {
-    cf <- at_lambdas(l, ncol(object$y), function(l) engine_coef(object$engine, l))
-    prefix <- if (object$features$type == "nystrom") "z" else "phi"
-    coef_matrix(object, cf$intercept, cf$coef, paste0(prefix, seq_len(nrow(cf$coef))))
-  })
+  prefix <- if (object$features$type == "nystrom") "z" else "phi"
+  coefficients_at(object, glmnet_s(lambda, s, missing(lambda)), function(p) paste0(prefix, seq_len(p)))
 }
 
 # Rows per block of data in memory for a feature map: about 2^22 doubles of

@@ -98,7 +98,7 @@ select_columns <- function(cvm, cvsd) {
   index_min[colSums(ok) == 0] <- NA_integer_
   value <- at(cvm, index_min)
   threshold <- value + at(cvsd, index_min)
-  within <- ok & (cvm <= rep(threshold, each = nrow(cvm)))
+  within <- ok & (cvm <= rep_each(threshold, nrow(cvm)))
   within[is.na(within)] <- FALSE
   index_1se <- ifelse(is.na(threshold), index_min, max.col(t(within) + 0, ties.method = "first"))
   list(index_min = index_min, index_1se = pmin(index_1se, index_min), value = value)
@@ -260,7 +260,7 @@ glmnet_s <- function(lambda, s, lambda_missing) {
 # column) or one slice of the last dimension per value, named by the values,
 # as glmnet's `s = ` gives them.  A fit with one lambda per response column
 # takes a vector of one value per column as a single value.
-over_lambdas <- function(object, lambda, one) {
+over_lambdas <- function(object, lambda, one, many = NULL) {
   validate_rlsc(object)
   nt <- ncol(object$y)
   single <- length(lambda) == 1L ||
@@ -272,7 +272,10 @@ over_lambdas <- function(object, lambda, one) {
   }
   values <- lapply(as.list(lambda), function(l) lambda_value(object, l))
   labels <- if (is.character(lambda)) lambda else format(lambda)
-  stack_lambdas(lapply(values, one), labels)
+  # `many(lambdas)`, the results at several single lambdas at once, where a
+  # method has it (what does not depend on lambda done once)
+  at_once <- !is.null(many) && all(lengths(values) == 1L)
+  stack_lambdas(if (at_once) many(unlist(values)) else lapply(values, one), labels)
 }
 
 # Results at several lambdas bound along a new last dimension: vectors into

@@ -152,7 +152,7 @@ scale_moments <- function(mom, s) {
 }
 
 scale_columns <- function(x, s) {
-  if (!is_sparse(x)) return(x / rep(s, each = nrow(x)))
+  if (!is_sparse(x)) return(x / rep_each(s, nrow(x)))
   out <- x %*% Matrix::Diagonal(x = 1 / s)
   dimnames(out) <- dimnames(x)   # the product drops the column names
   out

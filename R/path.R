@@ -91,8 +91,8 @@ row_path <- function(set, eng, lambda, classify, keep, unit, space = NULL, colum
                        complement = set$complement, classify = classify, keep = keep,
                        perp = NULL, unit = unit, yorigin = set$yorigin, columns = columns)
   } else {   # the responses' coordinates, already in units
-    r0 <- set$r0 %||% ((set$y - rep(set$yorigin[1L, ], each = nrow(set$y))) -
-                         rep(set$yorigin[2L, ], each = nrow(set$y)))
+    r0 <- set$r0 %||% ((set$y - rep_each(set$yorigin[1L, ], nrow(set$y))) -
+                         rep_each(set$yorigin[2L, ], nrow(set$y)))
     inside <- space_rows(space, r0 / unit)
     part <- c_loo_path(basis = set$basis, values = eng$values, g = g %*% space$basis / unit, q = set$q,
                        r0 = inside$r0, y = inside$r0, w = set$w, omega = set$omega, rows = rows,

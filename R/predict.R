@@ -85,9 +85,21 @@ predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
     stop_arg("`se.fit` = TRUE needs a regression fit and `type` = \"response\"")
   }
   if (missing(newdata)) newdata <- NULL
+  eng <- object$engine
+  # a linear model at several lambdas: its coefficients from one path (a
+  # linear dual fit moves its training x once, not once per lambda)
+  many <- if (!is.null(newdata) && !se.fit && !inherits(newdata, "rlsc_chunks") &&
+              inherits(eng, c("rlsc_primal", "rlsc_dual")) && linear_engine(eng)) {
+    function(ls) {
+      Map(function(linear, l) {
+        object$engine <- linear
+        predict_at(object, newdata, l, type, FALSE)
+      }, linear_engines(eng, ls), ls)
+    }
+  }
   over_lambdas(object, glmnet_s(lambda, s, missing(lambda)), function(l) {
     predict_at(object, newdata, l, type, se.fit)
-  })
+  }, many)
 }
 
 # predict() at one lambda (or one per response column).

@@ -118,7 +118,7 @@ graded_eigen <- function(sxx, scale, within = NULL) {
     root <- root[, within, drop = FALSE]
     scale <- scale[within]
   }
-  sv <- La.svd(root / rep(scale, each = rank), nu = 0L)
+  sv <- La.svd(root / rep_each(scale, rank), nu = 0L)
   list(values = sv$d^2, vectors = t(sv$vt))
 }
 
@@ -190,7 +190,7 @@ direction_floor <- function(vectors, xmax, w, m) {
 # is 0).
 project_rows <- function(x, eng, v = eng$v) {
   if (!is_sparse(x)) return(c_project(x, eng$shift, eng$center, v))
-  as.matrix(x %*% v) - rep(drop(crossprod(eng$center, v)), each = nrow(x))
+  as.matrix(x %*% v) - rep_each(drop(crossprod(eng$center, v)), nrow(x))
 }
 
 # The unpenalized columns' share of the leverage of rows x (0 without them).
@@ -202,7 +202,7 @@ free_leverage <- function(x, w, eng) {
 # (y - yshift) - ybar - (x - xbar) beta0: the residuals of rows at
 # lambda = Inf, the start of the direct form of the path.
 offset_residuals <- function(x, y, eng) {
-  r0 <- (y - rep(eng$yshift, each = nrow(y))) - rep(eng$ybar, each = nrow(y))
+  r0 <- (y - rep_each(eng$yshift, nrow(y))) - rep_each(eng$ybar, nrow(y))
   if (is.null(eng$beta0)) r0 else r0 - project_rows(x, eng, eng$beta0)
 }
 
@@ -234,8 +234,8 @@ engine_basis.rlsc_primal <- function(eng, newx) project_rows(newx, eng)
 # digits a large common offset of the columns would cancel.
 linear_decision <- function(x, cf) {
   if (is.null(cf$center) || is_sparse(x)) {
-    return(as.matrix(x %*% cf$coef) + rep(cf$intercept, each = nrow(x)))
+    return(as.matrix(x %*% cf$coef) + rep_each(cf$intercept, nrow(x)))
   }
-  moved <- (x - rep(cf$shift %||% 0, each = nrow(x))) - rep(cf$center, each = nrow(x))
-  moved %*% cf$coef + rep(cf$base, each = nrow(x))
+  moved <- (x - rep_each(cf$shift %||% 0, nrow(x))) - rep_each(cf$center, nrow(x))
+  moved %*% cf$coef + rep_each(cf$base, nrow(x))
 }

@@ -46,7 +46,7 @@ reliability <- function(eng, lambda, new_rows = FALSE) {
     # min(lambda)) (rounding is monotone): the r x L ratios only when that
     # bound passes 1e-6 (R's collector felt them in every small fit)
     if (length(lambda) && !(min(values) > 0 && max(noise) / (min(values) + min(lambda)) <= 1e-6)) {
-      cancelled <- .colSums(noise / (values + rep(lambda, each = r)) > 1e-6, r, length(lambda)) > 0
+      cancelled <- .colSums(noise / (values + rep_each(lambda, r)) > 1e-6, r, length(lambda)) > 0
     }
   }
   near_dropped <- eng$dropped > (if (new_rows) 1e-9 else 1e-6) * lambda   # lambda = 0: any

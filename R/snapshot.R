@@ -47,7 +47,7 @@ engine_coef.rlsc_snapshot <- function(eng, lambda) {
 engine_decision.rlsc_snapshot <- function(eng, newx, lambda) {
   cf <- engine_coef(eng, lambda)
   dual_cross(eng$cross, newx) %*% cf$coef[eng$cross$rows, , drop = FALSE] +
-    rep(eng$cross$yshift + eng$cross$ybar, each = nrow(newx))
+    rep_each(eng$cross$yshift + eng$cross$ybar, nrow(newx))
 }
 
 validate_snapshot <- function(snap) {

@@ -23,11 +23,13 @@ thread_count <- function() {
 # "Threads").
 default_threads <- function(info = c_thread_info(), cores = available_cores()) {
   n <- min(info$processors, cores)
-  for (var in c("OMP_THREAD_LIMIT", "OMP_NUM_THREADS")) {
-    limit <- suppressWarnings(as.integer(Sys.getenv(var)))
-    if (!is.na(limit) && limit >= 1L) n <- min(n, limit)
-  }
-  check <- toupper(Sys.getenv("_R_CHECK_LIMIT_CORES_"))
+  # (one read of the environment and one suppressWarnings(): every call into
+  # C asks for the threads, a few times per fit)
+  env <- Sys.getenv(c("OMP_THREAD_LIMIT", "OMP_NUM_THREADS", "_R_CHECK_LIMIT_CORES_"), names = FALSE)
+  limit <- suppressWarnings(as.integer(env[1:2]))
+  limit <- limit[!is.na(limit) & limit >= 1L]
+  if (length(limit)) n <- min(n, limit)
+  check <- toupper(env[3L])
   if (nzchar(check) && check != "FALSE") n <- min(n, 2L)
   as.integer(max(1L, n))
 }
@@ -39,10 +41,11 @@ default_threads <- function(info = c_thread_info(), cores = available_cores()) {
 # every call into C asks for the threads: the answer is kept per process and
 # value of options(mc.cores), the part that changes within a process.
 available_cores <- function() {
-  if (!requireNamespace("parallelly", quietly = TRUE)) return(Inf)
   key <- list(Sys.getpid(), getOption("mc.cores"))
   if (!identical(cores_granted$key, key)) {
-    cores_granted$value <- parallelly::availableCores()[[1L]]
+    cores_granted$value <- if (requireNamespace("parallelly", quietly = TRUE)) {
+      parallelly::availableCores()[[1L]]
+    } else Inf
     cores_granted$key <- key
   }
   cores_granted$value

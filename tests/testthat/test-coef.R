@@ -140,3 +140,29 @@ test_that("`s` means lambda, as in glmnet, and never se.fit", {
   expect_error(coef(fit, lambda = 1, s = 2), "give one of them, not both")
   expect_identical(names(predict(fit, x, se = TRUE)), c("fit", "se.fit", "df", "residual.scale"))
 })
+
+test_that("several lambdas of a linear dual fit come from one path: x moved once, the same values", {
+  set.seed(71)
+  x <- matrix(rnorm(20 * 60), 20) + 1e4   # wide: the dual form; a common offset x must be moved by
+  y <- x[, 1] - 1e4 + rnorm(20)
+  fit <- rlsc_short(x, y, lambda = c(10, 1, 0.1))
+  expect_identical(fit$form, "dual")
+  lams <- c(10, 2, 0.1)
+  newx <- x[1:4, ] + 0.5
+  moved <- traced_sum("centered_crossprod", 1, cf <- coef(fit, s = lams))
+  expect_identical(moved, 1)
+  moved <- traced_sum("centered_crossprod", 1, p <- predict(fit, newx, s = lams))
+  expect_identical(moved, 1)
+  for (k in seq_along(lams)) {
+    expect_equal(cf[, k], coef(fit, lams[k]), tolerance = 1e-13)
+    expect_equal(p[, k], predict(fit, newx, lams[k]), tolerance = 1e-13)
+    # against the closed form of the centered ridge solution
+    expect_equal(unname(p[, k]), drop(ref_predict(ref_coef(x - 1e4, y, rep(1, 20), lams[k]), newx - 1e4)),
+                 tolerance = 1e-7)
+  }
+  # classes, per value: the same labels and probabilities as one value at a time
+  cls <- factor(rep(c("a", "b", "c"), length.out = 20))
+  cl <- rlsc_short(x, cls, lambda = c(10, 1))
+  pr <- predict(cl, newx, s = c(1, 10), type = "prob")
+  expect_equal(pr[, , "10"], predict(cl, newx, lambda = 10, type = "prob"), tolerance = 1e-13)
+})
