@@ -356,13 +356,16 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
     double per_chunk = (double) ns + nc + 2.0 * d + nt;
     int nchunk = (int) fmin(16.0, floor((double) n * (d + nt) / (2.0 * per_chunk)));
     double rows = fmin(ceil((double) n / 16.0), floor(2e8 / ((full ? d : 1) * (double) d + 2.0 * d * nt + 1.0)));
-    int chunk_rows = rows < m.nb_max ? m.nb_max : (int) rows;
+    int min_rows = full && n <= m.nb_max ? 256 : m.nb_max;
+    int chunk_rows = rows < min_rows ? min_rows : (int) rows;
     int total = (n + chunk_rows - 1) / chunk_rows;
     /* Without the Gram, one chunk would leave the other threads idle: its one
        block's pieces of columns go to them instead (a pass over 500 x 5000
-       6.6 ms on one thread, 3.7 on two).  A small Gram of one chunk stays on
-       one thread: its pieces of the triangle are then too small (1000 x 100
-       took 1.4 ms on two against 1.2 on one). */
+       6.6 ms on one thread, 3.7 on two).  A small Gram (rows of one block)
+       goes in chunks of at least 256 rows: the pieces of its triangle are too
+       small to split (1000 x 100 took 1.4 ms on two threads against 1.2 on
+       one), its rows are not (the Gram of 1000 x 100 on an Intel Xeon under
+       OpenBLAS: 2.2 ms as one chunk, 1.2 ms as four on two threads). */
     if (block_work < 5e7 && nchunk >= 2 && (full || total >= 2)) {
         /* (scratch for the chunks and threads there are: one chunk runs on
            the calling thread) */
