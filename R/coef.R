@@ -43,20 +43,19 @@ coef.rlsc_kernel_fit <- function(object, lambda = object$lambda_min, ..., s = NU
 }
 
 # The coefficients at each value of `lambda` (over_lambdas()), named by
-# `names(p)` for p coefficients; an engine's several single lambdas from one
-# engine_coef_path() (a linear dual fit moves x once, not once per lambda:
-# 500 x 5000 at its 100 lambdas 6.5 s -> 0.1 s; a snapshot or a banded
-# engine looks each up).
+# `names(p)` for p coefficients; a dual engine's several single lambdas
+# from its coefficient path (dual_coef_blocks(): a linear dual fit moves x
+# once, not once per lambda: 500 x 5000 at its 100 lambdas 6.5 s -> 0.1 s).
+# A primal engine's path would be the same lambda-by-lambda loop.
 coefficients_at <- function(object, lambda, names) {
   eng <- object$engine
   nt <- ncol(object$y)
   over_lambdas(object, lambda, function(l) {
     cf <- at_lambdas(l, nt, function(l) engine_coef(eng, l), engine = eng)
     coef_matrix(object, cf$intercept, cf$coef, names(nrow(cf$coef)))
-  }, many = if (inherits(eng, c("rlsc_primal", "rlsc_dual"))) function(ls) {
-    path <- engine_coef_path(eng, ls)
-    p <- dim(path$coef)[1L]
-    lapply(seq_along(ls), function(k) {
+  }, many = if (inherits(eng, "rlsc_dual")) function(ls) {
+    dual_coef_blocks(eng, ls, function(path, k) {
+      p <- dim(path$coef)[1L]
       coef_matrix(object, path$intercept[, k], matrix(path$coef[, , k], p, nt), names(p))
     })
   })

@@ -213,21 +213,38 @@ engine_at <- function(eng, lambda) {
   eng
 }
 
-# engine_at() of a linear model at several single lambdas, from one
-# engine_coef_path().
+# `fun(path, k)` at each of several single lambdas of a dual engine, from
+# engine_coef_path() over blocks of lambdas of at most about 2^24 doubles
+# of coefficients (128 MB): a linear kernel's moves x once per block, not
+# once per lambda, and no p x T x L array of all of them exists (5000
+# columns and 5000 response columns: 200 MB a lambda).
+dual_coef_blocks <- function(eng, lambda, fun) {
+  p <- if (identical(eng$kernel$name, "linear")) ncol(eng$x) else length(eng$w)
+  per <- max(1, floor(2^24 / (max(p, 1) * ncol(eng$g))))
+  blocks <- split(seq_along(lambda), ceiling(seq_along(lambda) / per))
+  unlist(lapply(blocks, function(b) {
+    path <- engine_coef_path(eng, lambda[b])
+    lapply(seq_along(b), function(k) fun(path, k))
+  }), recursive = FALSE, use.names = FALSE)
+}
+
+# engine_at() of a linear dual engine at several single lambdas
+# (dual_coef_blocks()).
 linear_engines <- function(eng, lambda) {
-  path <- engine_coef_path(eng, lambda)
-  p <- dim(path$coef)[1L]
   nt <- ncol(eng$g)
-  lapply(seq_along(lambda), function(k) {
-    structure(list(coef = matrix(path$coef[, , k], p, nt), intercept = path$intercept[, k],
-                   shift = path$shift, center = path$center, base = path$base[, k],
-                   values = eng$values, dropped = eng$dropped, noise = eng$noise),
+  dual_coef_blocks(eng, lambda, function(path, k) {
+    structure(list(coef = matrix(path$coef[, , k], dim(path$coef)[1L], nt),
+                   intercept = path$intercept[, k], shift = path$shift, center = path$center,
+                   base = path$base[, k], values = eng$values, dropped = eng$dropped,
+                   noise = eng$noise),
               class = "rlsc_linear")
   })
 }
 
-# Whether an engine's decision values are those of a linear model (engine_at()).
-linear_engine <- function(eng) identical(eng$form, "primal") || identical(eng$kernel$name, "linear")
+# Whether an engine's decision values are those of a linear model (engine_at()
+# gives such an engine its coefficients alone: class "rlsc_linear").
+linear_engine <- function(eng) {
+  inherits(eng, "rlsc_linear") || identical(eng$form, "primal") || identical(eng$kernel$name, "linear")
+}
 
 engine_decision.rlsc_linear <- function(eng, newx, lambda) linear_decision(newx, eng)

@@ -86,10 +86,10 @@ predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
   }
   if (missing(newdata)) newdata <- NULL
   eng <- object$engine
-  # a linear model at several lambdas: its coefficients from one path (a
-  # linear dual fit moves its training x once, not once per lambda)
+  # a linear dual fit at several lambdas: its coefficients from the path
+  # (linear_engines(): its training x moved once, not once per lambda)
   many <- if (!is.null(newdata) && !se.fit && !inherits(newdata, "rlsc_chunks") &&
-              inherits(eng, c("rlsc_primal", "rlsc_dual")) && linear_engine(eng)) {
+              inherits(eng, "rlsc_dual") && linear_engine(eng)) {
     function(ls) {
       Map(function(linear, l) {
         object$engine <- linear

@@ -88,7 +88,7 @@ warn_unreliable <- function(eng, lambda, new_rows = FALSE) {
             "whose entries are far larger than their centered part (a large common offset",
             "of the columns of `x`, or a kernel nearly constant over the data)")
     })
-  linear <- identical(eng$form, "primal") || identical(eng$kernel$name, "linear")
+  linear <- linear_engine(eng)
   advice <- c("use larger values of `lambda`",
               if (any(cancelled)) "center `x` (or change the kernel parameters)",
               if (linear && any(conditioned | (near_dropped & !lost))) {

@@ -90,5 +90,6 @@ if (length(c(need, old))) {
 # package that needs the newer ones fails here (a fresh machine's first
 # `make deps` stopped so with everything installed)
 script <- sub("^--file=", "", grep("^--file=", commandArgs(), value = TRUE)[1L])
+if (is.na(script)) script <- file.path("scripts", "install-deps.R")   # (R -f, source())
 status <- system2(file.path(R.home("bin"), "Rscript"), c(shQuote(script), "--check", shQuote(named)))
 if (status != 0) stop("could not install every package (above)")

@@ -361,8 +361,8 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
     int total = (n + chunk_rows - 1) / chunk_rows;
     /* Without the Gram, one chunk would leave the other threads idle: its one
        block's pieces of columns go to them instead (a pass over 500 x 5000
-       6.6 ms on one thread, 3.7 on two).  A small Gram (rows of one block)
-       goes in chunks of at least 256 rows: the pieces of its triangle are too
+       6.6 ms on one thread, 3.7 on two).  A small Gram (rows of one block,
+       n <= 1024) goes in chunks of 256 rows: the pieces of its triangle are too
        small to split (1000 x 100 took 1.4 ms on two threads against 1.2 on
        one), its rows are not (the Gram of 1000 x 100 on an Intel Xeon under
        OpenBLAS: 2.2 ms as one chunk, 1.2 ms as four on two threads). */

@@ -166,3 +166,15 @@ test_that("several lambdas of a linear dual fit come from one path: x moved once
   pr <- predict(cl, newx, s = c(1, 10), type = "prob")
   expect_equal(pr[, , "10"], predict(cl, newx, lambda = 10, type = "prob"), tolerance = 1e-13)
 })
+
+test_that("several lambdas of a dual fit warn as one lambda does", {
+  set.seed(3)
+  x <- matrix(rnorm(20 * 40), 20)
+  x[, 2] <- x[, 2] * 1e6   # eigenvalues over 13 decades: a small lambda is unreliable
+  y <- x[, 1] + rnorm(20)
+  fit <- suppressWarnings(rlsc_short(x, y, lambda = c(1, 1e-4)))
+  expect_identical(fit$form, "dual")
+  expect_warning(predict(fit, x[1:2, ], s = 1e-4), "comparable scales \\(`standardize = TRUE`\\)")
+  expect_silent(predict(fit, x[1:2, ], s = 1e6))
+  expect_warning(predict(fit, x[1:2, ], s = c(1e6, 1e-4)), "comparable scales \\(`standardize = TRUE`\\)")
+})
