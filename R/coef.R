@@ -50,15 +50,10 @@ coef.rlsc_kernel_fit <- function(object, lambda = object$lambda_min, ..., s = NU
 coefficients_at <- function(object, lambda, names) {
   eng <- object$engine
   nt <- ncol(object$y)
+  named <- function(cf) coef_matrix(object, cf$intercept, cf$coef, names(nrow(cf$coef)))
   over_lambdas(object, lambda, function(l) {
-    cf <- at_lambdas(l, nt, function(l) engine_coef(eng, l), engine = eng)
-    coef_matrix(object, cf$intercept, cf$coef, names(nrow(cf$coef)))
-  }, many = if (inherits(eng, "rlsc_dual")) function(ls) {
-    dual_coef_blocks(eng, ls, function(path, k) {
-      p <- dim(path$coef)[1L]
-      coef_matrix(object, path$intercept[, k], matrix(path$coef[, , k], p, nt), names(p))
-    })
-  })
+    named(at_lambdas(l, nt, function(l) engine_coef(eng, l), engine = eng))
+  }, many = if (inherits(eng, "rlsc_dual")) function(ls) dual_coef_blocks(eng, ls, named))
 }
 
 coef_matrix <- function(object, intercept, coefs, names) {

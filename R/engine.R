@@ -133,9 +133,9 @@ engine_path <- function(eng, data, lambda, classify = FALSE, keep = FALSE, sums 
 engine_coef <- function(eng, lambda) UseMethod("engine_coef")
 
 # engine_coef() at every lambda of a grid: `coef` p x T x L (p slopes, or a
-# kernel's n dual coefficients), `intercept` T x L and, for a linear model,
-# what linear_decision() centers new rows with: `shift`, `center` and `base`
-# (T x L).  A dual engine's in one product with U (dual_coefficient_path())
+# kernel's n dual coefficients), `intercept` T x L and, for a linear dual
+# engine, what linear_decision() centers new rows with: `shift`, `center`
+# and `base` (T x L).  A dual engine's in one product with U (dual_coefficient_path())
 # and, for a linear kernel, one with the moved x, formed once: lambda by
 # lambda, a 500 x 5000 fit's 100 lambdas took 8 s, moving x each time.
 engine_coef_path <- function(eng, lambda) {
@@ -145,9 +145,7 @@ engine_coef_path <- function(eng, lambda) {
     dual_coef_of(eng, matrix(dual_coefficient_path(eng, lambda), length(eng$rows)))
   } else {
     parts <- lapply(lambda, function(l) engine_coef(eng, l))
-    field <- function(k) unlist(lapply(parts, `[[`, k))
-    list(coef = field("coef"), intercept = field("intercept"), base = field("base"),
-         shift = parts[[1L]]$shift, center = parts[[1L]]$center)
+    list(coef = unlist(lapply(parts, `[[`, "coef")), intercept = unlist(lapply(parts, `[[`, "intercept")))
   }
   list(coef = array(cf$coef, c(length(cf$coef) / (nt * nl), nt, nl)),
        intercept = matrix(cf$intercept, nt, nl),
@@ -207,38 +205,43 @@ max_abs <- function(x) c_abs_max(if (is_sparse(x)) x@x else x)
 engine_at <- function(eng, lambda) {
   if (linear_engine(eng)) {
     cf <- at_lambdas(lambda, ncol(eng$g), function(l) engine_coef(eng, l), engine = eng)
-    cf[c("values", "dropped", "noise")] <- list(eng$values, eng$dropped, eng$noise)
-    return(structure(cf, class = "rlsc_linear"))
+    return(as_linear_engine(cf, eng))
   }
   eng
 }
 
-# `fun(path, k)` at each of several single lambdas of a dual engine, from
-# engine_coef_path() over blocks of lambdas of at most about 2^24 doubles
-# of coefficients (128 MB): a linear kernel's moves x once per block, not
-# once per lambda, and no p x T x L array of all of them exists (5000
-# columns and 5000 response columns: 200 MB a lambda).
+# Coefficients `cf` (engine_coef() at one lambda) as an engine of class
+# "rlsc_linear", with what warn_unreliable() reads of the engine `eng`.
+as_linear_engine <- function(cf, eng) {
+  cf[c("values", "dropped", "noise")] <- list(eng$values, eng$dropped, eng$noise)
+  structure(cf, class = "rlsc_linear")
+}
+
+# `fun(cf)` at each of several single lambdas of a dual engine, cf as
+# engine_coef() gives it at that lambda, from engine_coef_path() over blocks
+# of lambdas of at most about 2^24 doubles of coefficients (128 MB): a
+# linear kernel's moves x once per block, not once per lambda, and no
+# p x T x L array of all of them exists (5000 columns and 5000 response
+# columns: 200 MB a lambda).
 dual_coef_blocks <- function(eng, lambda, fun) {
+  nt <- ncol(eng$g)
   p <- if (identical(eng$kernel$name, "linear")) ncol(eng$x) else length(eng$w)
-  per <- max(1, floor(2^24 / (max(p, 1) * ncol(eng$g))))
+  per <- max(1, floor(2^24 / (max(p, 1) * nt)))
   blocks <- split(seq_along(lambda), ceiling(seq_along(lambda) / per))
   unlist(lapply(blocks, function(b) {
     path <- engine_coef_path(eng, lambda[b])
-    lapply(seq_along(b), function(k) fun(path, k))
+    lapply(seq_along(b), function(k) {
+      fun(list(coef = matrix(path$coef[, , k], dim(path$coef)[1L], nt),
+               intercept = path$intercept[, k], shift = path$shift, center = path$center,
+               base = if (!is.null(path$base)) path$base[, k]))
+    })
   }), recursive = FALSE, use.names = FALSE)
 }
 
 # engine_at() of a linear dual engine at several single lambdas
 # (dual_coef_blocks()).
 linear_engines <- function(eng, lambda) {
-  nt <- ncol(eng$g)
-  dual_coef_blocks(eng, lambda, function(path, k) {
-    structure(list(coef = matrix(path$coef[, , k], dim(path$coef)[1L], nt),
-                   intercept = path$intercept[, k], shift = path$shift, center = path$center,
-                   base = path$base[, k], values = eng$values, dropped = eng$dropped,
-                   noise = eng$noise),
-              class = "rlsc_linear")
-  })
+  dual_coef_blocks(eng, lambda, function(cf) as_linear_engine(cf, eng))
 }
 
 # Whether an engine's decision values are those of a linear model (engine_at()
