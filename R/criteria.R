@@ -43,6 +43,10 @@ matrix_columns <- function(m) lapply(seq_len(ncol(m)), function(j) m[, j])
 # columns feel.
 validation_frame <- function(cols, nl) list2DF(lapply(cols, rep_len, nl), nl)
 
+# The first k rows of a validation table, whose columns are plain vectors
+# (`[.data.frame` took 0.2 ms of a 1000 x 100 fit's 11).
+table_head <- function(tab, k) list2DF(lapply(unclass(tab), `[`, seq_len(k)), k)
+
 # The leave-one-out table of a path: losses averaged over the observations of
 # positive weight, NA where a LOO value is undefined; the training residuals'
 # weighted mean square (`rss`) and, for cv = "gcv", GCV(lambda).

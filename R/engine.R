@@ -56,12 +56,15 @@ new_engine <- function(form, ...) {
   if (!all(names(given) %in% engine_fields)) {
     stop("unknown engine fields: ", paste(setdiff(names(given), engine_fields), collapse = ", "))
   }
-  eng <- stats::setNames(lapply(engine_fields, function(f) given[[f]]), engine_fields)
-  validate_engine(structure(eng, class = c(paste0("rlsc_", form), "rlsc_engine")))
+  eng <- given[engine_fields]   # (absent fields: NULL, named below)
+  names(eng) <- engine_fields
+  structure(eng, class = c(paste0("rlsc_", form), "rlsc_engine"))
 }
 
 # Cheap checks of types and dimensions (never of values): a malformed engine
-# is an R error here, never a crash in C.
+# is an R error here, never a crash in C.  The methods call it on entry
+# (validate_rlsc()), not the constructors: a fit builds an engine per fold
+# and setting, and the test matrix checks every fit it makes.
 validate_engine <- function(object) {
   bad <- function(...) stop_arg("malformed rlsc engine: ", ...)
   # the fields as a plain list: `$` on a classed list looks for methods

@@ -1,6 +1,6 @@
 # The fit object: one constructor for every fit, linear or kernel, and a cheap
-# validator the methods call on entry, so that a damaged object is a clear
-# error and never reaches C.
+# validator the methods call on entry, so that a damaged object (a saved fit
+# edited, or read by another version) is a clear error and never reaches C.
 
 # `path` is the validation table (one row per lambda, criteria.R); `lambda`,
 # `df`, `cvm` and `cvsd` are read from it on access ($.rlsc).  `data` is the
@@ -35,7 +35,7 @@ new_rlsc <- function(call, engine, data, path, sel, spec, form, sd = NULL, kerne
     }, calibration = calibration), kernel)
   class <- c(if (!is.null(kernel$features)) "rlsc_features_fit",
              if (!is.null(kernel)) "rlsc_kernel_fit", "rlsc")
-  validate_rlsc(structure(fit, class = class))
+  structure(fit, class = class)
 }
 
 #' @export
@@ -56,7 +56,9 @@ rlsc_field <- function(x, name) {
 }
 
 # Types and dimensions of a fit's fields, checked in O(n + d) on entry to the
-# methods.
+# methods (not by new_rlsc(): a fit the package just made is checked by the
+# test matrix, test-combinations.R, and each check costs a small fit a
+# few percent).
 validate_rlsc <- function(object) {
   bad <- function(...) stop_arg("`object` is not a valid rlsc fit: ", ...)
   # the fields as a plain list: `$.rlsc` (the LOO table's columns as fields)

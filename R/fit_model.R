@@ -14,6 +14,7 @@
 #      off, and builds the fit (fit.R).
 fit_model <- function(data, args, call) {
   hold_blas_threads()
+  pin_threads()
   data$progress <- fit_progress(data, args)
   checked <- check_fit_args(args, data)
   spec <- checked$spec
@@ -316,7 +317,7 @@ grid_table <- function(built, spec, what) {
     later <- probes_later(built, spec, length(probes))
     extended <- validation_table(eng, built$data, c(lambda, if (!later) probes), spec$crit,
                                  built$folds, spec$cv$K, spec$cv$labels)
-    path <- if (nrow(extended) == length(lambda)) extended else extended[seq_along(lambda), ]
+    path <- if (nrow(extended) == length(lambda)) extended else table_head(extended, length(lambda))
     defined <- path$n_na == 0
     if (!all(is.finite(path$mse[defined]))) {
       stop_arg("the leave-one-out errors overflow: `y` (or `x`) is too large in magnitude; ",

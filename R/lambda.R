@@ -149,9 +149,12 @@ check_boundary <- function(extended, eng, lambda, index_min, crit) {
   per_response <- isTRUE(crit$per_response)
   cols <- if (per_response) paste0("mse_", names(index_min)) else crit$name
   # each end's probes once, and the columns at once (not one name lookup
-  # per column: thousands of response columns)
+  # per column: thousands of response columns); nothing when no lambda_min
+  # sits at an end (most fits)
+  nl <- length(lambda)
+  if (!any(unlist(index_min) %in% c(1L, nl))) return(invisible())
   ends <- list(probe_lambdas(eng, lambda[1L], TRUE))
-  ends[[2L]] <- if (lambda[length(lambda)] > 0) probe_lambdas(eng, lambda[length(lambda)], FALSE)
+  ends[[2L]] <- if (lambda[nl] > 0) probe_lambdas(eng, lambda[nl], FALSE)
   values <- extended[cols]
   found <- lapply(seq_along(cols), function(k) {
     i <- index_min[[k]]

@@ -3,7 +3,7 @@
 # it: every parallel loop splits its work by the sizes of the problem only.
 thread_count <- function() {
   n <- getOption("rlsc.threads")
-  if (is.null(n)) return(default_threads())
+  if (is.null(n)) return(pinned_threads$n %||% default_threads())
   if (!is.numeric(n) || length(n) != 1L || is.na(n) || n < 1 || n != round(n)) {
     stop_arg("`options(rlsc.threads = )` must be a positive whole number, not ",
              paste(format(n), collapse = " "))
@@ -51,6 +51,21 @@ available_cores <- function() {
   cores_granted$value
 }
 cores_granted <- new.env(parent = emptyenv())
+
+# The default thread count worked out once for a whole fit, until the
+# function that called this returns (also by an error or an interrupt):
+# every call into C asks for the threads, and default_threads() takes 15 to
+# 50 us (the environment, the cores granted), several times a fit.
+# `options(rlsc.threads)` still wins, so a future's worker keeps the share
+# run_task() sets, also when it was forked from inside a fit.
+pin_threads <- function(env = parent.frame()) {
+  if (!is.null(pinned_threads$n)) return(invisible())
+  pinned_threads$n <- default_threads()
+  do.call(on.exit, list(as.call(list(unpin_threads)), add = TRUE), envir = env)
+  invisible()
+}
+unpin_threads <- function() pinned_threads$n <- NULL
+pinned_threads <- new.env(parent = emptyenv())
 
 # A BLAS with threads of its own (OpenBLAS, MKL, BLIS) is held to one thread
 # during the package's work, until the function that called this returns

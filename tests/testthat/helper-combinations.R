@@ -551,6 +551,12 @@ run_cell <- function(cell, tol = 1e-9, tamper = identity) {
                                    if (ref$error) paste(" dense:", conditionMessage(ref$value))))
     return(list(outcome = "problem", problems = problems))
   }
+  # the constructors leave the checks of a fit's fields to the methods:
+  # every fit made here must pass them
+  for (side in list(list("source", got$value), list("dense", ref$value))) {
+    valid <- capture(getFromNamespace("validate_rlsc", "rlsc")(side[[2L]]))
+    if (valid$error) problems <- c(problems, paste0(side[[1L]], ": ", conditionMessage(valid$value)))
+  }
   fit <- tamper(got$value)
   dense <- ref$value
   if (!setequal(got$warnings, ref$warnings)) {

@@ -290,6 +290,24 @@ test_that("damaged fit objects are errors on entry to the methods, never a crash
   }
 })
 
+test_that("every kind of fit passes the checks of its fields (the constructors leave them to the methods)", {
+  d <- make_data(30, 4, seed = 7)
+  wide <- make_data(12, 20, seed = 8)
+  cls <- factor(rep(c("a", "b", "c"), 10))
+  valid <- getFromNamespace("validate_rlsc", "rlsc")
+  fits <- list(
+    primal = rlsc_short(d$x, d$y, lambda = c(10, 1)),
+    dual = rlsc_short(wide$x, wide$y, lambda = c(10, 1)),
+    kfold = rlsc_short(d$x, d$y, lambda = c(10, 1), cv = 3),
+    classes = rlsc_short(d$x, cls, lambda = c(10, 1)),
+    kernel = rlsc_short(d$x, d$y, kernel = kernel_rbf(c(1, 2)), lambda = c(1, 0.1)),
+    kept = rlsc_short(d$x, d$y, kernel = kernel_rbf(2), lambda = c(1, 0.1), keep_eigen = TRUE),
+    nystrom = rlsc_short(d$x, d$y, kernel = nystrom(kernel_rbf(2), m = 10), lambda = c(1, 0.1)),
+    banded = rlsc_short(d$x, d$y, bands = c(1, 1, 2, 2), lambda = c(10, 1)),
+    chunks = rlsc_short(chunk_matrix(d$x, d$y, chunk_rows = 7), lambda = c(10, 1)))
+  for (k in names(fits)) expect_identical(valid(fits[[k]]), fits[[k]], info = k)
+})
+
 test_that("each field the validators check is an error naming it, for fits and their engines", {
   d <- make_data(20, 3, seed = 42)
   lin <- rlsc_short(d$x, d$y, lambda = c(10, 1))

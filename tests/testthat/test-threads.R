@@ -53,6 +53,26 @@ test_that("the default threads follow OMP_THREAD_LIMIT, OMP_NUM_THREADS, R CMD c
   expect_identical(with_env(unset, rlsc_threads()[["rlsc"]]), 1L)
 })
 
+test_that("a fit works out its default threads once; options(rlsc.threads) still wins inside it", {
+  pin <- getFromNamespace("pin_threads", "rlsc")
+  count <- getFromNamespace("thread_count", "rlsc")
+  pinned <- getFromNamespace("pinned_threads", "rlsc")
+  default <- with_threads(NULL, count())
+  inside <- function(fail = FALSE) {
+    pin()
+    pin()   # a pin inside a pin changes nothing
+    old <- options(mc.cores = 1L)   # a change of the default within the fit is not seen
+    on.exit(options(old), add = TRUE)
+    if (fail) stop("interrupted")
+    c(default = with_threads(NULL, count()), set = with_threads(3, count()), pinned = pinned$n)
+  }
+  expect_identical(inside(), c(default = default, set = 3L, pinned = default))
+  expect_null(pinned$n)
+  expect_error(inside(fail = TRUE), "interrupted")
+  expect_null(pinned$n)
+  expect_identical(with_threads(NULL, count()), default)
+})
+
 test_that("primal fits, their methods and chunked fits do not depend on the number of threads", {
   set.seed(131)
   n <- 3000
