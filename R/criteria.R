@@ -12,8 +12,9 @@ needs_values <- function(crit) crit$name %in% c("auc", "custom")
 # 4 + t squared error of response column t); all response columns at once,
 # so thousands of them cost no loop in R.
 criteria_columns <- function(stat, classify, nt, crit) {
+  s <- stat(if (classify) 1:3 else 1:2)   # (one call: a small fit felt three)
+  pair <- function(j) list(s[[1L]][, j], s[[2L]][, j])
   cols <- list()
-  pair <- function(k) lapply(stat(k), drop)
   cols[c("mse", "mse_se")] <- pair(1L)
   cols[c("mae", "mae_se")] <- pair(2L)
   cols[c("misclass", "misclass_se")] <- if (classify) pair(3L) else list(NA_real_, NA_real_)

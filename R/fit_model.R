@@ -282,7 +282,7 @@ search_settings <- function(search, spec) {
         best <- c(built, grid, list(j = j, score = score, setting = settings[[j]]))
       }
     }
-    rm(built)
+    built <- NULL   # (rm() costs a small fit more than this)
     if (!is.null(bar)) cli::cli_progress_update(id = bar)
   }
   if (!is.null(bar)) cli::cli_progress_done(id = bar)

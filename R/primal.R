@@ -33,7 +33,7 @@ primal_engine <- function(mom, intercept, scale = NULL, free = NULL, eigen = c_e
   gram <- engine_gram(mom, scale, free, is.function(eigen) || graded)
   mom <- gram$mom
   d <- length(mom$xbar)
-  pen <- setdiff(seq_len(d), free)
+  pen <- if (length(free)) seq_len(d)[-free] else seq_len(d)
   unscale <- function(m) if (is.null(m) || is.null(scale)) m else m / as.vector(scale)
   beta0 <- free_map <- NULL
   if (length(free)) {

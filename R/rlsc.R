@@ -324,11 +324,13 @@ rlsc.rlsc_chunks <- function(x, y, lambda = NULL, nlambda = 100, intercept = TRU
 # The arguments of a fit method (the formals of rlsc.default(), which every
 # method has, evaluated in `env`) and the names of those the caller gave.
 fit_args <- function(env, call) {
-  args <- mget(setdiff(names(formals(rlsc.default)), c("...", "y")), envir = env)
+  args <- mget(fit_arg_names, envir = env)
   args$y <- if (!eval(quote(missing(y)), env)) env$y
   args$given <- names(call)[-1L]
   args
 }
+
+fit_arg_names <- setdiff(names(formals(rlsc.default)), c("...", "y"))
 
 first_chunk <- function(src) {
   if (!inherits(src, "rlsc_chunks")) stop_arg("`data` must be a data frame or a chunk source")
