@@ -247,6 +247,20 @@ linear_engines <- function(eng, lambda) {
   dual_coef_blocks(eng, lambda, function(cf) as_linear_engine(cf, eng))
 }
 
+# The linear engines of several lambdas of one engine share its origin: dense
+# new rows `x` moved there once, and the engines as engines of rows so
+# moved (their intercept at the origin, `base`).  Moving the rows once per
+# lambda was most of predict() at many lambdas (200 x 5000 new rows, 100
+# lambdas: 1.0 of 1.5 s).
+at_origin <- function(engines, x) {
+  if (is.null(engines[[1L]]$center) || is_sparse(x)) return(list(x = x, engines = engines))
+  list(x = move_rows(x, engines[[1L]]), engines = lapply(engines, function(e) {
+    e$intercept <- e$base
+    e[c("shift", "center")] <- list(NULL)
+    e
+  }))
+}
+
 # Whether an engine's decision values are those of a linear model (engine_at()
 # gives such an engine its coefficients alone: class "rlsc_linear").
 linear_engine <- function(eng) {

@@ -86,15 +86,22 @@ predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
   }
   if (missing(newdata)) newdata <- NULL
   eng <- object$engine
-  # a linear dual fit at several lambdas: its coefficients from the path
-  # (linear_engines(): its training x moved once, not once per lambda)
-  many <- if (!is.null(newdata) && !se.fit && !inherits(newdata, "rlsc_chunks") &&
-              inherits(eng, "rlsc_dual") && linear_engine(eng)) {
+  # at several lambdas the new rows are read, checked and mapped once, and a
+  # linear dual fit takes its coefficients from the path (linear_engines():
+  # its training x moved once, not once per lambda)
+  many <- if (!is.null(newdata) && !inherits(newdata, "rlsc_chunks")) {
     function(ls) {
-      Map(function(linear, l) {
-        object$engine <- linear
-        predict_at(object, newdata, l, type, FALSE)
-      }, linear_engines(eng, ls), ls)
+      rows <- new_rows(object, newdata)
+      linear <- if (!se.fit && inherits(eng, "rlsc_dual") && linear_engine(eng)) linear_engines(eng, ls)
+      if (!is.null(linear) && !is.null(rows$design)) {
+        moved <- at_origin(linear, rows$design)
+        rows$design <- moved$x
+        linear <- moved$engines
+      }
+      lapply(seq_along(ls), function(k) {
+        if (!is.null(linear)) object$engine <- linear[[k]]
+        predict_at(object, newdata, ls[k], type, se.fit, rows)
+      })
     }
   }
   over_lambdas(object, glmnet_s(lambda, s, missing(lambda)), function(l) {
@@ -102,8 +109,9 @@ predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
   }, many)
 }
 
-# predict() at one lambda (or one per response column).
-predict_at <- function(object, newdata, lambda, type, se.fit) {
+# predict() at one lambda (or one per response column); `rows`: the new rows
+# as new_rows() reads them, when read already.
+predict_at <- function(object, newdata, lambda, type, se.fit, rows = new_rows(object, newdata)) {
   if (is.null(newdata)) {
     if (se.fit) stop_arg("`se.fit` = TRUE needs `newdata`")
     f <- as.matrix(fitted(object, lambda = lambda))
@@ -111,7 +119,7 @@ predict_at <- function(object, newdata, lambda, type, se.fit) {
     if (se.fit) stop_arg("`se.fit` = TRUE needs in-memory `newdata`, not a chunk source")
     f <- predict_chunks(object, newdata, lambda)
   } else {
-    f <- predict_matrix(object, newdata, lambda, se.fit)
+    f <- predict_matrix(object, newdata, lambda, se.fit, rows)
   }
   if (type == "class") return(stats::setNames(class_labels(object, f), rownames(f)))
   if (type == "prob") return(class_probabilities(object, f, calibration_at(object, lambda)$full))
@@ -122,21 +130,30 @@ predict_at <- function(object, newdata, lambda, type, se.fit) {
        df = drop_columns(se$df), residual.scale = drop_columns(se$scale))
 }
 
-# Decision values (m x T) at new data; rows with NA values get NA.  With
-# `se` their standard errors in attribute "se" (prediction_se()).
-predict_matrix <- function(object, newdata, lambda, se = FALSE) {
+# New data as the engine takes them, read and checked once for any number of
+# lambdas: the design of the rows without NA, prepared (prepare_design()),
+# which rows those are (`ok`) and the rows' names.
+new_rows <- function(object, newdata) {
   x <- if (!is.null(object$terms)) new_design(object, newdata) else match_columns(object, newdata)
   if (length(dim(x)) != 2L) x <- as_design(x, "newdata")
   ok <- complete_rows(x)
   # automatic row names of a data frame name nothing, as in as.matrix()
-  rows <- if (!is.data.frame(x) || .row_names_info(x) > 0L) rownames(x)
-  out <- matrix(NA_real_, nrow(x), ncol(object$y), dimnames = list(rows, response_names(object)))
+  names <- if (!is.data.frame(x) || .row_names_info(x) > 0L) rownames(x)
+  design <- if (any(ok)) prepare_design(object, as_design(x[ok, , drop = FALSE], "newdata"))
+  list(design = design, ok = ok, names = names)
+}
+
+# Decision values (m x T) at new data (`rows`, new_rows()); rows with NA
+# values get NA.  With `se` their standard errors in attribute "se"
+# (prediction_se()).
+predict_matrix <- function(object, newdata, lambda, se = FALSE, rows = new_rows(object, newdata)) {
+  ok <- rows$ok
+  out <- matrix(NA_real_, length(ok), ncol(object$y), dimnames = list(rows$names, response_names(object)))
   if (se) err <- list(se = out, df = NULL, scale = NULL)
   if (any(ok)) {
-    xo <- as_design(x[ok, , drop = FALSE], "newdata")
-    out[ok, ] <- predict_design(object, xo, lambda)
+    out[ok, ] <- predict_design(object, rows$design, lambda)
     if (se) {
-      got <- prediction_se(object, prepare_design(object, xo), lambda_value(object, lambda))
+      got <- prediction_se(object, rows$design, lambda_value(object, lambda))
       err$se[ok, ] <- got$se
       err[c("df", "scale")] <- got[c("df", "scale")]
     }
@@ -187,11 +204,11 @@ name_list <- function(x, max = 6L) {
   if (length(x) > max) paste0(shown, " and ", length(x) - max, " more") else shown
 }
 
-# Decision values (m x T) of the rows of a design, through the engine: new
-# columns scaled as the training ones were, or, for a precomputed kernel, the
-# m x n cross-kernel with the training rows.
+# Decision values (m x T) of the rows of a design prepared by
+# prepare_design(), through the engine: new columns scaled as the training
+# ones were, or, for a precomputed kernel, the m x n cross-kernel with the
+# training rows.
 predict_design <- function(object, x, lambda) {
-  x <- prepare_design(object, x)
   lam <- lambda_value(object, lambda)
   out <- at_lambdas(lam, ncol(object$y), function(l) {
     f <- engine_decision(object$engine, x, l)

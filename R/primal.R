@@ -236,6 +236,9 @@ linear_decision <- function(x, cf) {
   if (is.null(cf$center) || is_sparse(x)) {
     return(as.matrix(x %*% cf$coef) + rep_each(cf$intercept, nrow(x)))
   }
-  moved <- (x - rep_each(cf$shift %||% 0, nrow(x))) - rep_each(cf$center, nrow(x))
-  moved %*% cf$coef + rep_each(cf$base, nrow(x))
+  move_rows(x, cf) %*% cf$coef + rep_each(cf$base, nrow(x))
 }
+
+# Rows moved to the training origin, (x - shift) - center (R/moments.R says
+# why in two steps).
+move_rows <- function(x, cf) (x - rep_each(cf$shift %||% 0, nrow(x))) - rep_each(cf$center, nrow(x))

@@ -167,6 +167,40 @@ test_that("several lambdas of a linear dual fit come from one path: x moved once
   expect_equal(pr[, , "10"], predict(cl, newx, lambda = 10, type = "prob"), tolerance = 1e-13)
 })
 
+test_that("predict() at several lambdas reads the new rows once, with the values of one lambda at a time", {
+  d <- make_data(40, 5, seed = 72)
+  newx <- d$x[1:6, ] + 0.25
+  newx[2, 3] <- NA   # a row without a prediction
+  cls <- factor(rep(c("a", "b", "c"), length.out = 40))
+  wide <- make_data(12, 30, seed = 73)
+  fits <- list(
+    primal = list(rlsc_short(d$x, d$y, lambda = c(10, 1, 0.1)), newx, "response"),
+    dual = list(rlsc_short(wide$x, wide$y, lambda = c(10, 1, 0.1)), wide$x[1:3, ] - 1, "response"),
+    kernel = list(rlsc_short(d$x, d$y, kernel = kernel_rbf(2), lambda = c(10, 1, 0.1)), newx, "response"),
+    nystrom = list(rlsc_short(d$x, d$y, kernel = nystrom(kernel_rbf(2), m = 8), lambda = c(10, 1, 0.1)),
+                   newx, "response"),
+    classes = list(rlsc_short(d$x, cls, lambda = c(10, 1, 0.1)), newx, "prob"),
+    labels = list(rlsc_short(d$x, cls, lambda = c(10, 1, 0.1)), newx, "class"))
+  lams <- c(0.1, 10, 1)
+  for (k in names(fits)) {
+    fit <- fits[[k]][[1]]
+    nx <- fits[[k]][[2]]
+    type <- fits[[k]][[3]]
+    reads <- traced_sum("complete_rows", 1, p <- predict(fit, nx, s = lams, type = type))
+    expect_identical(reads, 1, info = k)
+    one <- lapply(lams, function(l) predict(fit, nx, s = l, type = type))
+    for (j in seq_along(lams)) {
+      got <- if (is.data.frame(p)) p[[j]] else if (length(dim(p)) == 3L) p[, , j] else p[, j]
+      expect_equal(unname(got), unname(one[[j]]), tolerance = 1e-13, info = paste(k, lams[j]))
+    }
+  }
+  fit <- fits$primal[[1]]
+  reads <- traced_sum("complete_rows", 1, se <- predict(fit, newx, s = lams, se.fit = TRUE))
+  expect_identical(reads, 1)
+  expect_equal(se$se.fit[, 3], predict(fit, newx, s = 1, se.fit = TRUE)$se.fit, tolerance = 1e-13)
+  expect_true(is.na(se$fit[2, 1]) && is.na(se$se.fit[2, 2]))
+})
+
 test_that("several lambdas of a dual fit warn as one lambda does", {
   set.seed(3)
   x <- matrix(rnorm(20 * 40), 20)
