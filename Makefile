@@ -284,37 +284,37 @@ bench-deps:
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-sklearn; }
 
 bench: install bench-deps
-	$(RSCRIPT) bench/path.R
+	$(BENCH_ENV) $(RSCRIPT) bench/path.R
 
 # about 12 minutes: the shapes of issue 13 against scikit-learn, cv.glmnet,
 # MASS::lm.ridge and the flop floor, and the RBF fit against eigen()
 bench-peers: install bench-deps
-	$(RSCRIPT) bench/peers.R
+	$(BENCH_ENV) $(RSCRIPT) bench/peers.R
 
 # a few minutes: the eigendecomposition against eigen() and LAPACK's dsyevd
 # and dsyevr (through SciPy) at n = 500 ... 4000
 bench-eigen: install bench-deps
-	$(RSCRIPT) bench/eigen.R
+	$(BENCH_ENV) $(RSCRIPT) bench/eigen.R
 
 # a few minutes: fits with 1 and 2 threads (run under each BLAS)
 bench-threads: install
-	$(RSCRIPT) bench/threads.R
+	$(BENCH_ENV) $(RSCRIPT) bench/threads.R
 
 # per_response = TRUE against FALSE with 400 and 5000 targets (about 8 minutes)
 bench-per-response: install
-	$(RSCRIPT) bench/per_response.R
+	$(BENCH_ENV) $(RSCRIPT) bench/per_response.R
 
 # about 25 minutes: 5 RBF widths x 100 lambdas at n = 2000, against eigen(), kernlab, KRLS
 bench-kernel: install
-	$(RSCRIPT) bench/kernel.R
+	$(BENCH_ENV) $(RSCRIPT) bench/kernel.R
 
 # exact 10-fold CV against cv.glmnet and scikit-learn (about 15 minutes)
 bench-kfold: install bench-deps
-	$(RSCRIPT) bench/kfold.R
+	$(BENCH_ENV) $(RSCRIPT) bench/kfold.R
 
 # about 25 minutes and 8 GB of disk (bench/cache): chunked fits of n = 2e7, d = 50
 bench-scale: install
-	$(RSCRIPT) bench/scale.R
+	$(BENCH_ENV) $(RSCRIPT) bench/scale.R
 
 # banded ridge against himalaya's BandedRidgeCV (speed, then agreement on its
 # example shapes); HIMALAYA_PATH must name a source tree of gallantlab/himalaya,
@@ -323,7 +323,7 @@ bench-banded: install bench-deps
 	$(BENCH_ENV) HIMALAYA_PATH=$(HIMALAYA_PATH) $(RSCRIPT) bench/banded.R
 	$(BENCH_ENV) HIMALAYA_PATH=$(HIMALAYA_PATH) $(RSCRIPT) bench/himalaya_agree.R
 
-# BLAS=openblas runs a benchmark in an R that preloads the OpenBLAS of
+# BLAS=openblas runs any benchmark in an R that preloads the OpenBLAS of
 # .deps/openblas (and scikit-learn's or himalaya's numpy with it), with
 # OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for that command alone
 BENCH_ENV := $(if $(filter openblas,$(BLAS)),env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE \
