@@ -317,8 +317,9 @@ dual_decision <- function(new, eng, lambda) {
   f
 }
 
-warn_prediction <- function(bound, y, lambda) {
-  bad <- rowSums(bound > 1e-6 * rep_each(y_scale(y), nrow(bound))) > 0
+# `scale`: y_scale() of the training response.
+warn_prediction <- function(bound, scale, lambda) {
+  bad <- rowSums(bound > 1e-6 * rep_each(scale, nrow(bound))) > 0
   if (!any(bad)) return(invisible())
   warning(sprintf(paste0(
     "predictions at %d new row(s) may be inaccurate (relative error above 1e-6) at `lambda` ",

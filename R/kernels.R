@@ -92,6 +92,11 @@ kernel_custom <- function(fun, ...) {
       stop_arg("parameter `", p, "` of `fun` must be a vector of candidate values, not ",
                describe(params[[p]]))
     }
+    v <- params[[p]]
+    if ((is.numeric(v) && !all(is.finite(v))) || anyNA(v)) {
+      stop_arg("parameter `", p, "` of `fun` must have no NA, NaN or Inf values, not ",
+               paste(format(v), collapse = " "))
+    }
   }
   new_kernel("custom", params, fun)
 }
@@ -230,6 +235,20 @@ check_kernel <- function(kernel, x, y) {
                nrow(x), " x ", ncol(x))
     }
     check_symmetric(if (is_sparse(x)) as.matrix(x) else x, "`x` (a precomputed kernel)")
+  }
+  check_kernel_settings(kernel)
+}
+
+# Every setting of a kernel's parameters (a sigma left NULL is chosen later)
+# as the methods' check of a fit (valid_kernel()) wants it: a kernel object
+# edited by hand is an error of the fit, not of every method of a fit made
+# from it.
+check_kernel_settings <- function(kernel) {
+  given <- kernel
+  given$params <- Filter(Negate(is.null), kernel$params)
+  if (!all(vapply(expand_kernel(given)$kernels, valid_kernel, NA))) {
+    stop_arg("`kernel` must have finite values of its parameters, a positive `sigma`, `scale` ",
+             "and whole `degree`, and a non-negative `offset`")
   }
   kernel
 }

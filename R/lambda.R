@@ -287,6 +287,7 @@ over_lambdas <- function(object, lambda, one, many = NULL) {
 # named vector.
 stack_lambdas <- function(parts, labels) {
   first <- parts[[1L]]
+  if (is.null(first)) return(NULL)   # (se.fit's df when no new row has values)
   if (is.factor(first)) {
     out <- as.data.frame(stats::setNames(parts, labels), check.names = FALSE,
                          row.names = if (!anyDuplicated(names(first))) names(first))

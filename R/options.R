@@ -118,7 +118,7 @@ check_mode <- function(mode, kernel, chunks) {
 # Nystrom and random-feature kernels, whose features are computed chunk by
 # chunk (which `bands` does not take: check_band_kernel() says so).
 check_chunk_kernel <- function(kernel, bands = FALSE) {
-  if (inherits(kernel, "rlsc_features")) return(kernel)
+  if (inherits(kernel, "rlsc_features")) return(check_kernel_settings(kernel))
   if (!identical(kernel, "linear") && !identical(kernel, kernel_linear())) {
     stop_arg("a kernel fit needs all rows at once (its n x n kernel matrix): it cannot be ",
              "fitted from chunks; use the linear kernel",

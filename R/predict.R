@@ -123,9 +123,10 @@ predict_at <- function(object, newdata, lambda, type, se.fit, rows = new_rows(ob
   }
   if (type == "class") return(stats::setNames(class_labels(object, f), rownames(f)))
   if (type == "prob") return(class_probabilities(object, f, calibration_at(object, lambda)$full))
+  se <- attr(f, "se")
+  attr(f, "se") <- NULL
   fit <- if (ncol(f) == 1L) stats::setNames(f[, 1L], rownames(f)) else f
   if (!se.fit) return(fit)
-  se <- attr(f, "se")
   list(fit = fit, se.fit = if (ncol(se$se) == 1L) stats::setNames(se$se[, 1L], rownames(f)) else se$se,
        df = drop_columns(se$df), residual.scale = drop_columns(se$scale))
 }
@@ -217,7 +218,8 @@ predict_design <- function(object, x, lambda) {
   f <- out$f
   attr(f, "bound") <- NULL
   warn_unreliable(object$engine, lam, new_rows = TRUE)
-  if (!is.null(out$bound)) warn_prediction(out$bound, object$y, lam)
+  # (the slim fit of predict_chunks() holds the scale of y, not y)
+  if (!is.null(out$bound)) warn_prediction(out$bound, object$y_scale %||% y_scale(object$y), lam)
   dimnames(f) <- list(rownames(x), response_names(object))
   f
 }
@@ -257,9 +259,12 @@ check_type <- function(object, type = c("response", "class", "prob")) {
 predict_chunks <- function(object, src, lambda) {
   l <- lambda_value(object, lambda)
   keep <- c("path", "criterion", "lambda_min", "lambda_1se", "per_response", "terms", "xlevels",
-            "contrasts", "nvars", "xnames", "kernel", "features", "nobs", "type", "classes")
+            "contrasts", "nvars", "xnames", "named_columns", "kernel", "features", "nobs", "type",
+            "classes")
   slim <- structure(c(unclass(object)[intersect(keep, names(object))],
-                      list(engine = engine_at(object$engine, l), y = object$y[0L, , drop = FALSE])),
+                      list(engine = engine_at(object$engine, l), y = object$y[0L, , drop = FALSE],
+                           # (the scale of a kernel fit's bound; a chunk fit holds no y)
+                           y_scale = if (nrow(object$y)) y_scale(object$y))),
                     class = class(object))
   if (!is.null(slim$terms)) environment(slim$terms) <- globalenv()
   progress <- if (requireNamespace("progressr", quietly = TRUE)) {

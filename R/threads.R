@@ -59,7 +59,9 @@ cores_granted <- new.env(parent = emptyenv())
 # `options(rlsc.threads)` still wins, so a future's worker keeps the share
 # run_task() sets, also when it was forked from inside a fit.
 pin_threads <- function(env = parent.frame()) {
-  if (!is.null(pinned_threads$n)) return(invisible())
+  # (nothing to work out when the option gives the count: the default would
+  # ask parallelly for the cores, which reads files and options)
+  if (!is.null(pinned_threads$n) || !is.null(getOption("rlsc.threads"))) return(invisible())
   pinned_threads$n <- default_threads()
   do.call(on.exit, list(as.call(list(unpin_threads)), add = TRUE), envir = env)
   invisible()

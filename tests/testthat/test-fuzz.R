@@ -40,8 +40,9 @@ test_that("the fuzz check catches a wrong value, an error with a call and a NA w
   expect_match(na$outcome, "^silent (NA|error)")
   case$kernel <- "nonsense"
   expect_identical(fuzz_run(case)$outcome, "error")
-  # a kernel built by hand, past the constructors' checks: C's error has a call
-  case$kernel <- structure(list(name = "rbf", params = list(sigma = -1), fun = NULL), class = "rlsc_kernel")
+  # a kernel built by hand, past the constructors' checks (of a type C does
+  # not know): C's error has a call
+  case$kernel <- structure(list(name = "laplace", params = list(sigma = 1), fun = NULL), class = "rlsc_kernel")
   expect_match(fuzz_run(case)$outcome, "^error with a call")
 })
 

@@ -83,6 +83,18 @@ test_that("the kernel argument of rlsc() is checked", {
   expect_error(rlsc(x, y, kernel = asym), "the custom `kernel` function's fun\\(x, x\\) must be a symmetric matrix")
   fails <- kernel_custom(function(a, b) stop("boom"))
   expect_error(rlsc(x, y, kernel = fails), "the custom `kernel` function failed on fun\\(x, x\\): boom")
+  # parameters the methods of a fit would reject are errors of the fit
+  expect_error(kernel_custom(function(a, b, s) tcrossprod(a, b) + s, s = c(1, NA)),
+               "parameter `s` of `fun` must have no NA, NaN or Inf values, not  1 NA")
+  expect_error(kernel_custom(function(a, b, s) tcrossprod(a, b) + s, s = Inf), "must have no NA, NaN or Inf")
+  edited <- kernel_polynomial(2)
+  edited$params$offset <- -1
+  msg <- "`kernel` must have finite values of its parameters, a positive `sigma`"
+  expect_error(rlsc(x, y, kernel = edited), msg)
+  edited <- nystrom(kernel_rbf(1), m = 5)
+  edited$params$sigma <- c(1, -1)
+  expect_error(rlsc(x, y, kernel = edited), msg)
+  expect_error(rlsc(chunk_matrix(x, y, chunk_rows = 7), kernel = edited), msg)
 })
 
 test_that("an indefinite custom kernel warns and its negative eigenvalues are dropped", {

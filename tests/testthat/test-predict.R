@@ -120,3 +120,33 @@ test_that("new data with the training columns among others is taken by name", {
   expect_equal(predict(fit, shuffled), predict(fit, x[1:3, ]))
   expect_error(predict(fit, unname(x[1:3, 1:3])), "`newdata` must have 4 columns")
 })
+
+test_that("a chunk source as new data of a kept kernel fit or of a fit to unnamed columns predicts as a matrix does", {
+  s <- sine_data(40, seed = 81)
+  kf <- rlsc_short(s$x, s$y, kernel = kernel_rbf(1), lambda = c(1, 0.1), keep_eigen = TRUE)
+  newx <- s$x[1:12, , drop = FALSE] + 0.05
+  src <- chunk_matrix(newx, rep(0, 12), chunk_rows = 5)
+  expect_no_warning(p <- predict(kf, src))
+  expect_equal(unname(p), unname(predict(kf, newx)), tolerance = 1e-12)
+  # training x without column names: new columns are taken by position, named or not
+  d <- make_data(30, 3, seed = 82)
+  fit <- rlsc_short(unname(d$x), d$y, lambda = c(10, 1))
+  named <- d$x[1:7, ]
+  colnames(named) <- c("a", "b", "c")
+  expect_equal(unname(predict(fit, chunk_matrix(named, rep(0, 7), chunk_rows = 3))),
+               unname(predict(fit, named)), tolerance = 1e-12)
+})
+
+test_that("se.fit at several lambdas: new rows all NA, and several response columns", {
+  d <- make_data(30, 3, seed = 83)
+  fit <- rlsc_short(d$x, d$y, lambda = c(10, 1))
+  nas <- matrix(NA_real_, 2, 3)
+  got <- predict(fit, nas, s = c(10, 1), se.fit = TRUE)
+  expect_true(all(is.na(got$fit)) && all(is.na(got$se.fit)))
+  expect_identical(dim(got$fit), c(2L, 2L))
+  expect_null(got$df)
+  multi <- rlsc_short(d$x, cbind(a = d$y, b = -d$y + rnorm(30)), lambda = c(10, 1))
+  se <- predict(multi, d$x[1:4, ], se.fit = TRUE)
+  expect_null(attr(se$fit, "se"))
+  expect_identical(dim(se$fit), dim(se$se.fit))
+})

@@ -71,6 +71,12 @@ test_that("a fit works out its default threads once; options(rlsc.threads) still
   expect_error(inside(fail = TRUE), "interrupted")
   expect_null(pinned$n)
   expect_identical(with_threads(NULL, count()), default)
+  # with the option set, the default is not worked out at all (it would ask
+  # parallelly, which rejects a bad mc.cores)
+  skip_if_not_installed("parallelly")
+  old <- options(rlsc.threads = 1L, mc.cores = -1L)
+  on.exit(options(old), add = TRUE)
+  expect_s3_class(rlsc(matrix(rnorm(80), 40), rnorm(40), lambda = 1), "rlsc")
 })
 
 test_that("primal fits, their methods and chunked fits do not depend on the number of threads", {
