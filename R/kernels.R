@@ -40,7 +40,8 @@
 #'   vector).
 #' @param fun a function of two numeric matrices (and the parameters in `...`)
 #'   returning their kernel matrix.
-#' @param ... named parameters of `fun`, each a vector of candidate values.
+#' @param ... named parameters of `fun`, each a vector of candidate values
+#'   (without NA, NaN or Inf).
 #' @return An object of class `rlsc_kernel`.
 #' @seealso [rlsc()] for fitting, [kernel_matrix()] to compute a kernel matrix.
 #' @export
