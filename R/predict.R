@@ -85,12 +85,21 @@ predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
     stop_arg("`se.fit` = TRUE needs a regression fit and `type` = \"response\"")
   }
   if (missing(newdata)) newdata <- NULL
+  if (se.fit && is.null(newdata)) stop_arg("`se.fit` = TRUE needs `newdata`")
+  if (se.fit && inherits(newdata, "rlsc_chunks")) {
+    stop_arg("`se.fit` = TRUE needs in-memory `newdata`, not a chunk source")
+  }
   eng <- object$engine
-  # at several lambdas the new rows are read, checked and mapped once, and a
-  # linear dual fit takes its coefficients from the path (linear_engines():
-  # its training x moved once, not once per lambda)
-  many <- if (!is.null(newdata) && !inherits(newdata, "rlsc_chunks")) {
+  # at several lambdas the new rows are read, checked and mapped once (a
+  # chunk source in one pass), and a linear dual fit takes its coefficients
+  # from the path (linear_engines(): its training x moved once, not once per
+  # lambda)
+  many <- if (!is.null(newdata)) {
     function(ls) {
+      if (inherits(newdata, "rlsc_chunks")) {
+        f <- predict_chunks(object, newdata, as.list(ls))
+        return(lapply(seq_along(ls), function(k) predict_at(object, newdata, ls[k], type, FALSE, f = f[[k]])))
+      }
       rows <- new_rows(object, newdata)
       linear <- if (!se.fit && inherits(eng, "rlsc_dual") && linear_engine(eng)) linear_engines(eng, ls)
       if (!is.null(linear) && !is.null(rows$design)) {
@@ -110,14 +119,15 @@ predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
 }
 
 # predict() at one lambda (or one per response column); `rows`: the new rows
-# as new_rows() reads them, when read already.
-predict_at <- function(object, newdata, lambda, type, se.fit, rows = new_rows(object, newdata)) {
-  if (is.null(newdata)) {
-    if (se.fit) stop_arg("`se.fit` = TRUE needs `newdata`")
+# as new_rows() reads them, and `f` the decision values, when computed
+# already.
+predict_at <- function(object, newdata, lambda, type, se.fit, rows = new_rows(object, newdata), f = NULL) {
+  if (!is.null(f)) {
+    # (a chunk source at several lambdas: predict_chunks() in one pass)
+  } else if (is.null(newdata)) {
     f <- as.matrix(fitted(object, lambda = lambda))
   } else if (inherits(newdata, "rlsc_chunks")) {
-    if (se.fit) stop_arg("`se.fit` = TRUE needs in-memory `newdata`, not a chunk source")
-    f <- predict_chunks(object, newdata, lambda)
+    f <- predict_chunks(object, newdata, list(lambda))[[1L]]
   } else {
     f <- predict_matrix(object, newdata, lambda, se.fit, rows)
   }
@@ -253,16 +263,22 @@ check_type <- function(object, type = c("response", "class", "prob")) {
 
 # predict(fit, newdata = <chunk source>): the decision values of every chunk's
 # rows, in chunk order (rows with NA values of a formula fit's variables give
-# NA).  The workers get a slim copy of the fit: what predict() needs at this
-# lambda, without the training rows of a linear fit, and terms without an
-# environment (they would carry the caller's).
-predict_chunks <- function(object, src, lambda) {
-  l <- lambda_value(object, lambda)
+# NA), at each of the lambdas of the list `lambdas` (each a single value or
+# one per response column), in one pass over the chunks: a list of matrices.
+# The workers get a slim copy of the fit: what predict() needs at these
+# lambdas, a linear fit's coefficients at each instead of its training rows,
+# and terms without an environment (they would carry the caller's).
+predict_chunks <- function(object, src, lambdas) {
+  lambdas <- lapply(lambdas, lambda_value, object = object)
+  # (an engine that is no linear model is the same at every lambda: once)
+  linear <- linear_engine(object$engine)
+  engines <- if (linear) lapply(lambdas, engine_at, eng = object$engine)
   keep <- c("path", "criterion", "lambda_min", "lambda_1se", "per_response", "terms", "xlevels",
             "contrasts", "nvars", "xnames", "named_columns", "kernel", "features", "nobs", "type",
             "classes")
   slim <- structure(c(unclass(object)[intersect(keep, names(object))],
-                      list(engine = engine_at(object$engine, l), y = object$y[0L, , drop = FALSE],
+                      list(engine = if (!linear) object$engine, engines = engines,
+                           y = object$y[0L, , drop = FALSE],
                            # (the scale of a kernel fit's bound; a chunk fit holds no y)
                            y_scale = if (nrow(object$y)) y_scale(object$y))),
                     class = class(object))
@@ -270,14 +286,22 @@ predict_chunks <- function(object, src, lambda) {
   progress <- if (requireNamespace("progressr", quietly = TRUE)) {
     progressr::progressor(steps = length(src$chunks))
   }
-  parts <- map_chunks(src, predict_chunk, c, slim = slim, lambda = l, progress = progress,
+  parts <- map_chunks(src, predict_chunk, c, slim = slim, lambdas = lambdas, progress = progress,
                       what = "predicting")
-  out <- do.call(rbind, parts)
-  rownames(out) <- NULL   # each chunk numbers its own rows
-  out
+  lapply(seq_along(lambdas), function(k) {
+    out <- do.call(rbind, lapply(parts, `[[`, k))
+    rownames(out) <- NULL   # each chunk numbers its own rows
+    out
+  })
 }
 
-predict_chunk <- function(data, i, slim, lambda) {
+# A chunk's decision values at each lambda (a list in a list, which `c`
+# merges into one element per chunk), its rows read and checked once.
+predict_chunk <- function(data, i, slim, lambdas) {
   newdata <- if (is.null(slim$terms) && is.list(data) && !is.data.frame(data)) data$x else data
-  list(predict_matrix(slim, newdata, lambda))
+  rows <- new_rows(slim, newdata)
+  list(lapply(seq_along(lambdas), function(k) {
+    if (!is.null(slim$engines)) slim$engine <- slim$engines[[k]]
+    predict_matrix(slim, newdata, lambdas[[k]], rows = rows)
+  }))
 }

@@ -150,3 +150,32 @@ test_that("se.fit at several lambdas: new rows all NA, and several response colu
   expect_null(attr(se$fit, "se"))
   expect_identical(dim(se$fit), dim(se$se.fit))
 })
+
+test_that("a chunk source as new data at several lambdas is read in one pass, as one lambda at a time", {
+  d <- make_data(40, 3, seed = 84)
+  cls <- factor(rep(c("a", "b", "c"), length.out = 40))
+  s <- sine_data(40, seed = 85)
+  newx <- d$x[1:11, ] + 0.1   # (chunk_matrix() takes no NA)
+  fits <- list(
+    linear = list(rlsc_short(chunk_matrix(d$x, d$y, chunk_rows = 9), lambda = c(10, 1, 0.1)), newx, "response"),
+    classes = list(rlsc_short(d$x, cls, lambda = c(10, 1, 0.1)), newx, "prob"),
+    labels = list(rlsc_short(d$x, cls, lambda = c(10, 1, 0.1)), newx, "class"),
+    kernel = list(rlsc_short(s$x, s$y, kernel = kernel_rbf(1), lambda = c(1, 0.1)), s$x[1:11, , drop = FALSE],
+                  "response"))
+  for (k in names(fits)) {
+    fit <- fits[[k]][[1]]
+    nx <- fits[[k]][[2]]
+    type <- fits[[k]][[3]]
+    src <- chunk_matrix(nx, rep(0, nrow(nx)), chunk_rows = 4)
+    lams <- fit$lambda[c(2, 1)]
+    chunks <- traced_sum("predict_chunk", 1, p <- predict(fit, src, s = lams, type = type))
+    expect_identical(chunks, 3, info = k)   # 11 rows in chunks of 4: one pass
+    for (j in seq_along(lams)) {
+      got <- if (is.data.frame(p)) p[[j]] else if (length(dim(p)) == 3L) p[, , j] else p[, j]
+      expect_equal(unname(got), unname(predict(fit, nx, s = lams[j], type = type)), tolerance = 1e-12,
+                   info = paste(k, j))
+    }
+  }
+  expect_error(predict(fits$linear[[1]], chunk_matrix(newx, rep(0, 11), chunk_rows = 4), s = c(1, 10),
+                       se.fit = TRUE), "`se.fit` = TRUE needs in-memory `newdata`, not a chunk source")
+})
