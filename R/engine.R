@@ -247,6 +247,18 @@ linear_engines <- function(eng, lambda) {
   dual_coef_blocks(eng, lambda, function(cf) as_linear_engine(cf, eng))
 }
 
+# The engines new rows are evaluated with at each of the list `lambdas`
+# (single values, or one per response column): a linear model's
+# coefficients at each (engine_at(); a dual fit's at single values from one
+# path, linear_engines()), NULL for other engines (the same at every lambda).
+engines_at <- function(eng, lambdas) {
+  if (!linear_engine(eng)) return(NULL)
+  if (inherits(eng, "rlsc_dual") && all(lengths(lambdas) == 1L)) {
+    return(linear_engines(eng, unlist(lambdas)))
+  }
+  lapply(lambdas, engine_at, eng = eng)
+}
+
 # The linear engines of several lambdas of one engine share its origin: dense
 # new rows `x` moved there once, and the engines as engines of rows so
 # moved (their intercept at the origin, `base`).  Moving the rows once per

@@ -89,28 +89,17 @@ predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
   if (se.fit && inherits(newdata, "rlsc_chunks")) {
     stop_arg("`se.fit` = TRUE needs in-memory `newdata`, not a chunk source")
   }
-  eng <- object$engine
   # at several lambdas the new rows are read, checked and mapped once (a
-  # chunk source in one pass), and a linear dual fit takes its coefficients
-  # from the path (linear_engines(): its training x moved once, not once per
-  # lambda)
+  # chunk source in one pass: predict_chunks()), decisions_at()
   many <- if (!is.null(newdata)) {
     function(ls) {
-      if (inherits(newdata, "rlsc_chunks")) {
-        f <- predict_chunks(object, newdata, as.list(ls))
-        return(lapply(seq_along(ls), function(k) predict_at(object, newdata, ls[k], type, FALSE, f = f[[k]])))
+      ls <- as.list(ls)
+      f <- if (inherits(newdata, "rlsc_chunks")) {
+        predict_chunks(object, newdata, ls)
+      } else {
+        decisions_at(object, newdata, ls, if (!se.fit) engines_at(object$engine, ls), se.fit)
       }
-      rows <- new_rows(object, newdata)
-      linear <- if (!se.fit && inherits(eng, "rlsc_dual") && linear_engine(eng)) linear_engines(eng, ls)
-      if (!is.null(linear) && !is.null(rows$design)) {
-        moved <- at_origin(linear, rows$design)
-        rows$design <- moved$x
-        linear <- moved$engines
-      }
-      lapply(seq_along(ls), function(k) {
-        if (!is.null(linear)) object$engine <- linear[[k]]
-        predict_at(object, newdata, ls[k], type, se.fit, rows)
-      })
+      lapply(seq_along(ls), function(k) predict_at(object, newdata, ls[[k]], type, se.fit, f[[k]]))
     }
   }
   over_lambdas(object, glmnet_s(lambda, s, missing(lambda)), function(l) {
@@ -118,18 +107,17 @@ predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
   }, many)
 }
 
-# predict() at one lambda (or one per response column); `rows`: the new rows
-# as new_rows() reads them, and `f` the decision values, when computed
-# already.
-predict_at <- function(object, newdata, lambda, type, se.fit, rows = new_rows(object, newdata), f = NULL) {
+# predict() at one lambda (or one per response column), from the decision
+# values `f` when computed already (several lambdas at once).
+predict_at <- function(object, newdata, lambda, type, se.fit, f = NULL) {
   if (!is.null(f)) {
-    # (a chunk source at several lambdas: predict_chunks() in one pass)
+    # (given)
   } else if (is.null(newdata)) {
     f <- as.matrix(fitted(object, lambda = lambda))
   } else if (inherits(newdata, "rlsc_chunks")) {
     f <- predict_chunks(object, newdata, list(lambda))[[1L]]
   } else {
-    f <- predict_matrix(object, newdata, lambda, se.fit, rows)
+    f <- predict_matrix(object, newdata, lambda, se.fit)
   }
   if (type == "class") return(stats::setNames(class_labels(object, f), rownames(f)))
   if (type == "prob") return(class_probabilities(object, f, calibration_at(object, lambda)$full))
@@ -152,6 +140,23 @@ new_rows <- function(object, newdata) {
   names <- if (!is.data.frame(x) || .row_names_info(x) > 0L) rownames(x)
   design <- if (any(ok)) prepare_design(object, as_design(x[ok, , drop = FALSE], "newdata"))
   list(design = design, ok = ok, names = names)
+}
+
+# Decision values of new data at each of the list `lambdas`, its rows read,
+# checked and mapped once (new_rows()): `engines` the engine at each lambda
+# (engines_at(); NULL: the fit's own), which take the rows moved to their
+# shared origin once (at_origin()).  A list of predict_matrix()'s values.
+decisions_at <- function(object, newdata, lambdas, engines = NULL, se = FALSE) {
+  rows <- new_rows(object, newdata)
+  if (!is.null(engines) && !is.null(rows$design)) {
+    moved <- at_origin(engines, rows$design)
+    rows$design <- moved$x
+    engines <- moved$engines
+  }
+  lapply(seq_along(lambdas), function(k) {
+    if (!is.null(engines)) object$engine <- engines[[k]]
+    predict_matrix(object, newdata, lambdas[[k]], se, rows)
+  })
 }
 
 # Decision values (m x T) at new data (`rows`, new_rows()); rows with NA
@@ -271,13 +276,12 @@ check_type <- function(object, type = c("response", "class", "prob")) {
 predict_chunks <- function(object, src, lambdas) {
   lambdas <- lapply(lambdas, lambda_value, object = object)
   # (an engine that is no linear model is the same at every lambda: once)
-  linear <- linear_engine(object$engine)
-  engines <- if (linear) lapply(lambdas, engine_at, eng = object$engine)
+  engines <- engines_at(object$engine, lambdas)
   keep <- c("path", "criterion", "lambda_min", "lambda_1se", "per_response", "terms", "xlevels",
             "contrasts", "nvars", "xnames", "named_columns", "kernel", "features", "nobs", "type",
             "classes")
   slim <- structure(c(unclass(object)[intersect(keep, names(object))],
-                      list(engine = if (!linear) object$engine, engines = engines,
+                      list(engine = if (is.null(engines)) object$engine, engines = engines,
                            y = object$y[0L, , drop = FALSE],
                            # (the scale of a kernel fit's bound; a chunk fit holds no y)
                            y_scale = if (nrow(object$y)) y_scale(object$y))),
@@ -296,12 +300,8 @@ predict_chunks <- function(object, src, lambdas) {
 }
 
 # A chunk's decision values at each lambda (a list in a list, which `c`
-# merges into one element per chunk), its rows read and checked once.
+# merges into one element per chunk).
 predict_chunk <- function(data, i, slim, lambdas) {
   newdata <- if (is.null(slim$terms) && is.list(data) && !is.data.frame(data)) data$x else data
-  rows <- new_rows(slim, newdata)
-  list(lapply(seq_along(lambdas), function(k) {
-    if (!is.null(slim$engines)) slim$engine <- slim$engines[[k]]
-    predict_matrix(slim, newdata, lambdas[[k]], rows = rows)
-  }))
+  list(decisions_at(slim, newdata, lambdas, slim$engines))
 }
