@@ -158,9 +158,12 @@ engine_coef_path <- function(eng, lambda) {
 engine_decision <- function(eng, newx, lambda) UseMethod("engine_decision")
 engine_basis <- function(eng, newx) UseMethod("engine_basis")
 
+# sum_k Lambda_k / (Lambda_k + lambda) at each lambda (named as lambda), in
+# C: in R its r x L temporaries took 60 us of every fit.
 effective_df <- function(values, lambda) {
-  r <- length(values)
-  stats::setNames(.colSums(values / (values + rep_each(lambda, r)), r, length(lambda)), names(lambda))
+  df <- c_effective_df(as.double(values), as.double(lambda))
+  if (!is.null(names(lambda))) names(df) <- names(lambda)
+  df
 }
 
 # Spectral filter of the ridge solution: 1 / (Lambda + lambda), with

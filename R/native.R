@@ -82,6 +82,9 @@ c_max_spread <- function(y) .Call(C_rlsc_max_spread, y)
 # sum_j (x_j v_jk)^2 of each column k of v, in one pass (direction_floor()).
 c_scaled_sumsq <- function(v, x) .Call(C_rlsc_scaled_sumsq, v, x)
 
+# sum_k values_k / (values_k + lambda) at each lambda (effective_df()).
+c_effective_df <- function(values, lambda) .Call(C_rlsc_effective_df, values, lambda)
+
 # The calibration map's loss, gradient and (with `hessian`) Hessian at theta
 # (R/calibrate.R, fit_map()): f the scaled decision values of the classes
 # `slopes`, `own` Platt's target of each class for its own rows.

@@ -40,6 +40,7 @@ SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP shift, SEXP 
 SEXP rlsc_abs_max(SEXP x);
 SEXP rlsc_max_spread(SEXP y);
 SEXP rlsc_scaled_sumsq(SEXP v, SEXP x);
+SEXP rlsc_effective_df(SEXP values, SEXP lambda);
 SEXP rlsc_softmax_map(SEXP f, SEXP code, SEXP own, SEXP w, SEXP theta, SEXP slopes,
                       SEXP hessian, SEXP threads);
 /* threads.c: whether OpenMP is there, how many processors it sees and the

@@ -105,6 +105,27 @@ SEXP rlsc_scaled_sumsq(SEXP v, SEXP x)
     return out;
 }
 
+/* The effective degrees of freedom at each lambda, sum_k Lambda_k /
+   (Lambda_k + lambda): R's vector arithmetic formed three r x L temporaries
+   for it (60 us of every fit at r = 100, L = 99).  Summed in long double,
+   in order, as R's colSums() summed them. */
+SEXP rlsc_effective_df(SEXP values, SEXP lambda)
+{
+    rlsc_check_double_vector(values, "values", -1);
+    rlsc_check_double_vector(lambda, "lambda", -1);
+    R_xlen_t r = XLENGTH(values), nl = XLENGTH(lambda);
+    SEXP out = PROTECT(allocVector(REALSXP, nl));
+    const double *pv = REAL(values), *pl = REAL(lambda);
+    double *po = REAL(out);
+    for (R_xlen_t l = 0; l < nl; l++) {
+        long double s = 0.0;
+        for (R_xlen_t k = 0; k < r; k++) s += pv[k] / (pv[k] + pl[l]);
+        po[l] = (double) s;
+    }
+    UNPROTECT(1);
+    return out;
+}
+
 /* The largest spread (max - min) of the columns of a double matrix, in one
    pass and without a copy of a column: R's per-column max() and min() on
    y[, j] allocate a column each, which with tens of thousands of columns

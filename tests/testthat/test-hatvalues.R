@@ -25,6 +25,18 @@ test_that("hatvalues() of kernel fits equal the brute-force kernel hat matrix", 
   }
 })
 
+test_that("the effective degrees of freedom are sum_k Lambda_k / (Lambda_k + lambda), named as lambda", {
+  values <- c(50, 3, 0.2)
+  lambda <- c(a = 10, b = 1, c = 0)
+  ref <- vapply(lambda, function(l) sum(values / (values + l)), 0)
+  expect_equal(rlsc:::effective_df(values, lambda), ref, tolerance = 1e-15)
+  expect_identical(names(rlsc:::effective_df(values, lambda)), c("a", "b", "c"))
+  expect_null(names(rlsc:::effective_df(values, unname(lambda))))
+  expect_identical(rlsc:::effective_df(numeric(), c(1, 0)), c(0, 0))   # no directions kept
+  expect_identical(rlsc:::effective_df(values, numeric()), numeric())
+  expect_identical(rlsc:::effective_df(c(4L, 1L), 1L), 4 / 5 + 1 / 2)   # integers become doubles
+})
+
 test_that("hatvalues() sum to the degrees of freedom plus the intercept, and pad under na.exclude", {
   fit <- rlsc_short(mpg ~ wt + hp, data = mtcars)
   expect_equal(sum(hatvalues(fit, 0)), 3, tolerance = 1e-10)
