@@ -305,7 +305,10 @@ check_lambda <- function(lambda) {
   if (!all_finite(lambda)) stop_arg("`lambda` must not contain NA, NaN or Inf values")
   if (any(lambda < 0)) stop_arg("`lambda` must be non-negative; it has ", sum(lambda < 0),
                                 " negative value(s)")
-  lambda <- unique(as.double(lambda))
+  lambda <- as.double(lambda)
+  # a grid given in decreasing order (as fits return it) is kept as it is
+  if (!is.unsorted(-lambda, strictly = TRUE)) return(lambda)
+  lambda <- unique(lambda)
   lambda[order(lambda, decreasing = TRUE)]   # (sort()'s dispatch: half of this check)
 }
 

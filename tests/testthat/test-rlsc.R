@@ -153,6 +153,9 @@ test_that("user grids are sorted decreasing and deduplicated", {
   d <- make_data(20, 3, seed = 11)
   fit <- rlsc_short(d$x, d$y, lambda = c(1, 10, 0.1, 10))
   expect_identical(fit$lambda, c(10, 1, 0.1))
+  # in decreasing order already: kept, but still deduplicated and unnamed
+  expect_identical(rlsc_short(d$x, d$y, lambda = c(10, 10, 1, 0.1))$lambda, c(10, 1, 0.1))
+  expect_identical(rlsc_short(d$x, d$y, lambda = c(a = 10, b = 1))$lambda, c(10, 1))
 })
 
 test_that("lambda_min minimizes the criterion and lambda_1se follows the one-SE rule", {
