@@ -8,6 +8,10 @@
 #   lev      the leverages of every row at every lambda: (B * B) %*% F, F r x L
 #   fitted   the fitted values: B %*% G, G r x (L T)
 #
+# fixed_s, the same fit on a few rows and columns, is what a fit costs
+# whatever the size of its data (mostly the R layer); beyond_fixed compares
+# the rest of the fit with the floor.
+#
 # For the RBF kernel fit (5 sigma x 100 lambda, n = 2000): per sigma the
 # kernel matrix (kernel_matrix()), eigen() of it and the same two products.
 # vs_floor = rlsc seconds / floor seconds (target <= 1.3).  The BLAS runs
@@ -28,6 +32,20 @@ bench_header("The exact LOO path against its floor (bench/floor.R)")
 
 med <- function(v) if (all(is.na(v))) NA_real_ else median(v, na.rm = TRUE)
 
+# The fixed cost of a fit: the same form, grid and kind of response on a
+# few rows and columns (a small Gram, a short path), whose C calls take
+# microseconds: what is left is what any fit costs in R.  Enough rows that
+# every class occurs; sizes at which none of these fits warns (a warning's
+# boundary probes would add to the cost).
+small_case <- function(x, y, dual) {
+  n <- if (dual) 30L else if (is.factor(y)) 20L * nlevels(y) else 50L
+  d <- if (dual) 60L else 5L
+  list(x = x[seq_len(n), seq_len(d), drop = FALSE],
+       y = if (is.matrix(y)) y[seq_len(n), , drop = FALSE] else if (is.factor(y)) {
+         droplevels(y[seq_len(n)])
+       } else y[seq_len(n)])
+}
+
 rows <- list()
 for (s in bench_shapes) {
   dat <- simulate_shape(s)
@@ -46,10 +64,12 @@ for (s in bench_shapes) {
   B2 <- B * B
   F <- matrix(runif(ncol(B) * nl), ncol(B))
   G <- matrix(runif(ncol(B) * nl * nt), ncol(B))
-  t <- matrix(NA_real_, reps, 7, dimnames = list(NULL, c("rlsc", "no_prob", "gram", "eigen", "basis", "lev",
-                                                       "fitted")))
+  small <- small_case(x, y, dual)
+  t <- matrix(NA_real_, reps, 8, dimnames = list(NULL, c("rlsc", "no_prob", "fixed", "gram", "eigen", "basis",
+                                                       "lev", "fitted")))
   for (k in seq_len(reps)) {
     t[k, "rlsc"] <- per_call(suppressWarnings(rlsc(x, y, lambda = grid)))
+    t[k, "fixed"] <- per_call(suppressWarnings(rlsc(small$x, small$y, lambda = grid)))
     # classes without probabilities (no calibration map): the floor's work
     if (is.factor(y)) {
       t[k, "no_prob"] <- per_call(suppressWarnings(rlsc(x, y, lambda = grid, calibration_folds = 0)))
@@ -61,10 +81,11 @@ for (s in bench_shapes) {
     t[k, "fitted"] <- per_call(B %*% G)
   }
   m <- apply(t, 2, med)
-  floor_s <- sum(m[-(1:2)], na.rm = TRUE)
+  floor_s <- sum(m[-(1:3)], na.rm = TRUE)
   rows[[length(rows) + 1L]] <- data.frame(
     shape = shape_label(s), mode = fit$form, L = nl, T = nt, rlsc_s = m[["rlsc"]], floor_s = floor_s,
     vs_floor = m[["rlsc"]] / floor_s, no_prob_vs_floor = m[["no_prob"]] / floor_s,
+    fixed_s = m[["fixed"]], beyond_fixed = (m[["rlsc"]] - m[["fixed"]]) / floor_s,
     gram_s = m[["gram"]], eigen_s = m[["eigen"]],
     basis_s = m[["basis"]], lev_s = m[["lev"]], fitted_s = m[["fitted"]])
   rm(dat, x, y, fit, S, V, B, B2, F, G)
@@ -94,7 +115,8 @@ m <- apply(t, 2, med)
 floor_s <- sum(m[-1])
 rows[[length(rows) + 1L]] <- data.frame(
   shape = "RBF n=2000, 5 sigma", mode = "kernel", L = nl, T = 1L, rlsc_s = m[["rlsc"]],
-  floor_s = floor_s, vs_floor = m[["rlsc"]] / floor_s, no_prob_vs_floor = NA_real_, gram_s = m[["gram"]],
+  floor_s = floor_s, vs_floor = m[["rlsc"]] / floor_s, no_prob_vs_floor = NA_real_, fixed_s = NA_real_,
+  beyond_fixed = NA_real_, gram_s = m[["gram"]],
   eigen_s = m[["eigen"]],
   basis_s = NA_real_, lev_s = m[["lev"]], fitted_s = m[["fitted"]])
 
@@ -103,5 +125,8 @@ cat("\nvs_floor = rlsc seconds / floor seconds (target <= 1.3); floor = gram + e
     "fitted,\neach BLAS call timed alone (kernel: gram = the kernel matrices; 5 of each); medians of",
     reps, "runs.\nno_prob_vs_floor (classes): the fit with calibration_folds = 0, no probabilities,",
     "the floor's work;\nthe default fit also calibrates them on K-fold held-out values (K fold",
-    "engines, one more pass).\n")
+    "engines, one more pass).\nfixed_s: the same fit (form, grid, response) of a few rows and columns",
+    "(small_case()): what a fit costs\nwhatever the data's size, mostly R's (the arguments' checks, the",
+    "search's steps, the fit object);\nbeyond_fixed = (rlsc - fixed) / floor: the part of the fit that",
+    "grows with the data against the floor.\n")
 bench_footer()
