@@ -10,7 +10,8 @@
 
 native_entry_points <- c("rlsc_moments", "rlsc_eigen", "rlsc_eigen_list", "rlsc_project", "rlsc_crossprod",
                          "rlsc_loo_path", "rlsc_kernel_matrix", "rlsc_kernel_asymmetry", "rlsc_kernel_eigen",
-                         "rlsc_abs_max", "rlsc_max_spread", "rlsc_scaled_sumsq", "rlsc_softmax_map",
+                         "rlsc_abs_max", "rlsc_max_spread", "rlsc_scaled_sumsq", "rlsc_effective_df",
+                         "rlsc_softmax_map",
                          "rlsc_thread_info",
                          "rlsc_blas_set_threads")
 
@@ -96,6 +97,7 @@ native_valid_args <- function(name) {
     rlsc_abs_max = list(native_values(dim_of())),
     rlsc_max_spread = list(native_matrix(n, d)),
     rlsc_scaled_sumsq = list(native_matrix(n, d), native_values(n)),
+    rlsc_effective_df = list(abs(native_values(d)), abs(native_values(sample(0:5, 1L)))),
     rlsc_softmax_map = {
       k <- sample(2:5, 1L)
       ns <- sample(0:k, 1L)

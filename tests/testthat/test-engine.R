@@ -116,6 +116,11 @@ entry_points <- list(
     bad = list(list(1:6, "'v' must be a double matrix"), list(c(1, 2), "'v' must be a matrix"),
                list(c(1, 2), "'x' must have length 3"), list(1:3, "'x' must be a double vector")),
     arg = c(1, 1, 2, 2)),
+  C_rlsc_effective_df = list(
+    ok = list(c(2, 1), c(1, 0)),
+    bad = list(list(1:2, "'values' must be a double vector"), list(NULL, "'values' must be a double vector"),
+               list(1L, "'lambda' must be a double vector"), list("a", "'lambda' must be a double vector")),
+    arg = c(1, 1, 2, 2)),
   C_rlsc_max_spread = list(
     ok = list(matrix(1, 4, 2)),
     bad = list(list(1:8, "'y' must be a double matrix"), list(c(1, 2), "'y' must be a matrix"),
