@@ -34,7 +34,7 @@ test_that("the effective degrees of freedom are sum_k Lambda_k / (Lambda_k + lam
   expect_null(names(rlsc:::effective_df(values, unname(lambda))))
   expect_identical(rlsc:::effective_df(numeric(), c(1, 0)), c(0, 0))   # no directions kept
   expect_identical(rlsc:::effective_df(values, numeric()), numeric())
-  expect_identical(rlsc:::effective_df(c(4L, 1L), 1L), 4 / 5 + 1 / 2)   # integers become doubles
+  expect_equal(rlsc:::effective_df(c(4L, 1L), 1L), 4 / 5 + 1 / 2, tolerance = 1e-15)   # integers become doubles
 })
 
 test_that("hatvalues() sum to the degrees of freedom plus the intercept, and pad under na.exclude", {
