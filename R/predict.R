@@ -110,14 +110,14 @@ predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
 # predict() at one lambda (or one per response column), from the decision
 # values `f` when computed already (several lambdas at once).
 predict_at <- function(object, newdata, lambda, type, se.fit, f = NULL) {
-  if (!is.null(f)) {
-    # (given)
-  } else if (is.null(newdata)) {
-    f <- as.matrix(fitted(object, lambda = lambda))
-  } else if (inherits(newdata, "rlsc_chunks")) {
-    f <- predict_chunks(object, newdata, list(lambda))[[1L]]
-  } else {
-    f <- predict_matrix(object, newdata, lambda, se.fit)
+  if (is.null(f)) {
+    f <- if (is.null(newdata)) {
+      as.matrix(fitted(object, lambda = lambda))
+    } else if (inherits(newdata, "rlsc_chunks")) {
+      predict_chunks(object, newdata, list(lambda))[[1L]]
+    } else {
+      predict_matrix(object, newdata, lambda, se.fit)
+    }
   }
   if (type == "class") return(stats::setNames(class_labels(object, f), rownames(f)))
   if (type == "prob") return(class_probabilities(object, f, calibration_at(object, lambda)$full))
