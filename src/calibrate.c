@@ -25,6 +25,17 @@
    slot is 381 doubles, so every round holds 64 blocks per thread) */
 #define SLOT_DOUBLES (1 << 21)
 
+/* A block's slot of sums and a thread's scratch: rounded up to whole cache
+   lines of 64 bytes and one line more, so that no two threads write the
+   same line (R_alloc's memory is not aligned to lines).  Packed, two
+   threads updating neighbouring slots row by row made two threads slower
+   than one without the Hessian (1.0 against 0.7 ms at 5000 rows and 10
+   classes). */
+static size_t apart(size_t doubles)
+{
+    return (doubles + 7) / 8 * 8 + 8;
+}
+
 /* What every block reads (shared, read-only in the threads). */
 typedef struct {
     int n, k, na, ns, np, hess;
@@ -133,8 +144,8 @@ SEXP rlsc_softmax_map(SEXP f, SEXP code, SEXP own, SEXP w, SEXP theta, SEXP slop
        in all (at least one block per thread): the memory is bounded whatever
        n and the threads */
     int nblocks = n > 0 ? (n - 1) / ZROWS + 1 : 0;
-    size_t slot = 1 + np + (want_hess ? (size_t) np * np : 0);
-    size_t sd = 2 * (size_t) k + (want_hess ? (size_t) ZROWS * np : 0);
+    size_t slot = apart(1 + np + (want_hess ? (size_t) np * np : 0));
+    size_t sd = apart(2 * (size_t) k + (want_hess ? (size_t) ZROWS * np : 0));
     if (nth > nblocks) nth = nblocks > 0 ? nblocks : 1;
     double fit = SLOT_DOUBLES / (double) slot;
     int per_round = fit < nth ? nth : fit > 64.0 * nth ? 64 * nth : (int) fit;
