@@ -80,7 +80,7 @@ calibrate_fit <- function(best, spec, data, sel, fold_engines) {
   })
   list(K = nfold, foldid = fold,
        at = Map(function(l, h) fit_calibration(h, k, l, nearest_map(at, maps, l)), lambdas, held),
-       path = list(lambda = at, maps = maps))
+       path = list(lambda = at, maps = lapply(maps, `[`, c("a", "b"))))
 }
 
 # The folds' held-out decision values at each lambda of `grid` (in batches of
@@ -142,7 +142,7 @@ observation_weights <- function(w, y, cw) {
 # (each fold's decision values, classes and weights: n x T numbers, as many
 # as the response), so that fitting costs one map per lambda, not K + 1.
 fit_calibration <- function(held, k, lambda, start = NULL) {
-  list(lambda = lambda, full = fit_map(bind_folds(held), k, start), held = held)
+  list(lambda = lambda, full = fit_map(bind_folds(held), k, start)[c("a", "b")], held = held)
 }
 
 bind_folds <- function(parts) {
@@ -159,31 +159,53 @@ fold_maps <- function(entry, k) {
 }
 
 # The monotone multinomial map of decision values `f` (n x T), classes `code`
-# (1..k) and weights `w`: list(a, b), k values each (a_1 = 0; for two classes
-# b_1 = 0 and b_2 the slope of the one column), minimizing the weighted
+# (1..k) and weights `w`: list(a, b, theta), a and b k values each (a_1 = 0;
+# for two classes b_1 = 0 and b_2 the slope of the one column), minimizing the weighted
 # cross-entropy against Platt's targets under b >= 0: a convex problem of
 # 2k - 1 parameters, solved by projected Newton steps (newton_bounded()) on
-# columns scaled by their largest magnitude, in O(n k^2) per step.
+# columns centred at their weighted means and scaled by their largest
+# deviations, in O(n k^2) per step; `theta`, the parameters on those
+# columns, serves as the start of the next lambda's map (`start`: a map,
+# with or without its theta).  (Scaled by their largest magnitudes
+# alone, the columns of the largest lambdas, an intercept's -0.8 and
+# deviations of 1e-4, made the slopes collinear with the intercepts and
+# thousands strong: each map took 7 or 8 Newton steps, a neighbour's map was
+# a poor start, and the maps were half the cost of a 10-class fit.)
 fit_map <- function(held, k, start = NULL, tol = 1e-11) {
   hold_blas_threads()   # once for all its evaluations (outside a fit: loo_predict())
   keep <- held$w > 0 & stats::complete.cases(held$f)
   f <- own_values(held$f[keep, , drop = FALSE], k)
   code <- held$code[keep]
   w <- held$w[keep]
-  if (!length(w)) return(list(a = numeric(k), b = numeric(k)))
+  if (!length(w)) return(list(a = numeric(k), b = numeric(k), theta = NULL))
   w <- w / sum(w)
   code <- as.integer(code)
   counts <- tabulate(code, k)
   own <- (counts + 1) / (counts + 2)   # Platt's target of each class for its own rows
   slopes <- if (k == 2L) 2L else seq_len(k)   # two classes: one slope
-  s <- pmax(apply(abs(f[, slopes, drop = FALSE]), 2L, max), 1e-300)
-  fs <- f[, slopes, drop = FALSE] / rep_each(s, nrow(f))
+  m <- numeric(k)
+  m[slopes] <- crossprod(w, f[, slopes, drop = FALSE])
+  dev <- f[, slopes, drop = FALSE] - rep_each(m[slopes], nrow(f))
+  s <- pmax(apply(abs(dev), 2L, max), 1e-300)
+  fs <- dev / rep_each(s, nrow(f))
   na <- k - 1L
   np <- na + length(slopes)
   bounded <- seq_len(np) > na
   # the loss, its gradient and Hessian in the parameters (src/calibrate.c)
   objective <- function(theta, hessian = FALSE) {
     c_softmax_map(fs, code, own, w, theta, slopes, hessian)
+  }
+  # the parameters on the centred, scaled columns (intercepts relative to
+  # the first class's) of a map, and back
+  scaled <- function(map) {
+    at_mean <- map$a + map$b * m
+    c(at_mean[-1L] - at_mean[1L], map$b[slopes] * s)
+  }
+  unscaled <- function(theta) {
+    b <- numeric(k)
+    b[slopes] <- theta[-seq_len(na)] / s
+    a <- c(0, theta[seq_len(na)]) - b * m
+    list(a = a - a[1L], b = b, theta = theta)
   }
   # the intercepts of the class shares, and unit slopes on the scaled
   # values: closer to the optimum than 0, where every slope is held
@@ -193,10 +215,12 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
   theta0 <- c(log(share[-1L] / share[1L]), rep(1, length(slopes)))
   cur <- NULL
   if (!is.null(start)) {
-    # a neighbouring lambda's map, unless it fits worse than the plain start
-    # (the maps of the largest lambdas, with steep slopes, are poor starts
-    # for each other: Newton's first steps from them backtracked a dozen times)
-    near <- c(start$a[-1L], start$b[slopes] * s)
+    # a neighbouring lambda's map, unless it fits worse than the plain start.
+    # On the centred, scaled columns: where lambda is large, the decision
+    # values' deviations shrink as 1 / lambda, and there the map barely moves
+    # from one lambda to the next (its slopes, steep and changing as fast,
+    # were poor starts: Newton's first steps from them backtracked).
+    near <- start$theta %||% scaled(start)
     near[which(bounded & near < 0)] <- 0
     at_near <- objective(near, hessian = TRUE)
     if (at_near$value < objective(theta0)$value) {
@@ -204,10 +228,7 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
       cur <- at_near
     }
   }
-  theta <- newton_bounded(objective, theta0, bounded, tol, cur)
-  b <- numeric(k)
-  b[slopes] <- theta[-seq_len(na)] / s
-  list(a = c(0, theta[seq_len(na)]), b = b)
+  unscaled(newton_bounded(objective, theta0, bounded, tol, cur))
 }
 
 # Minimizes a smooth convex objective(theta, hessian) under theta >= 0 for
