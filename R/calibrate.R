@@ -163,8 +163,8 @@ fold_maps <- function(entry, k) {
 # for two classes b_1 = 0 and b_2 the slope of the one column), minimizing the weighted
 # cross-entropy against Platt's targets under b >= 0: a convex problem of
 # 2k - 1 parameters, solved by projected Newton steps (newton_bounded()) on
-# columns centred at their weighted means and scaled by their largest
-# deviations, in O(n k^2) per step; `theta`, the parameters on those
+# columns centred at their weighted means and scaled by their weighted
+# standard deviations, in O(n k^2) per step; `theta`, the parameters on those
 # columns, serves as the start of the next lambda's map (`start`: a map,
 # with or without its theta).  (Scaled by their largest magnitudes
 # alone, the columns of the largest lambdas, an intercept's -0.8 and
@@ -186,8 +186,8 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
   m <- numeric(k)
   m[slopes] <- crossprod(w, f[, slopes, drop = FALSE])
   dev <- f[, slopes, drop = FALSE] - rep_each(m[slopes], nrow(f))
-  s <- pmax(apply(abs(dev), 2L, max), 1e-300)
-  fs <- dev / rep_each(s, nrow(f))
+  s <- pmax(sqrt(drop(crossprod(w, dev * dev))), 1e-300)
+  fs <- dev * rep_each(1 / s, nrow(f))
   na <- k - 1L
   np <- na + length(slopes)
   bounded <- seq_len(np) > na
@@ -209,7 +209,9 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
   }
   # the intercepts of the class shares, and unit slopes on the scaled
   # values: closer to the optimum than 0, where every slope is held
-  wsum <- vapply(seq_len(k), function(j) sum(w[code == j]), 1)
+  wsum <- numeric(k)
+  by_class <- rowsum(w, code)
+  wsum[as.integer(rownames(by_class))] <- by_class
   other <- wsum * (1 - own) / (k - 1)
   share <- wsum * own + sum(other) - other
   theta0 <- c(log(share[-1L] / share[1L]), rep(1, length(slopes)))
