@@ -186,7 +186,13 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
   m <- numeric(k)
   m[slopes] <- crossprod(w, f[, slopes, drop = FALSE])
   dev <- f[, slopes, drop = FALSE] - rep_each(m[slopes], nrow(f))
-  s <- pmax(sqrt(drop(crossprod(w, dev * dev))), 1e-300)
+  s <- sqrt(drop(crossprod(w, dev * dev)))
+  # a column whose values differ by no more than their rounding (a relative
+  # sqrt(eps) of their size) carries nothing to map: no slope (scaled up,
+  # its rounding took slopes of 1e15)
+  flat <- !(s > sqrt(.Machine$double.eps) * (abs(m[slopes]) + s))
+  s[flat] <- 1
+  dev[, flat] <- 0
   fs <- dev * rep_each(1 / s, nrow(f))
   na <- k - 1L
   np <- na + length(slopes)
@@ -214,7 +220,7 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
   wsum[as.integer(rownames(by_class))] <- by_class
   other <- wsum * (1 - own) / (k - 1)
   share <- wsum * own + sum(other) - other
-  theta0 <- c(log(share[-1L] / share[1L]), rep(1, length(slopes)))
+  theta0 <- c(log(share[-1L] / share[1L]), ifelse(flat, 0, 1))
   cur <- NULL
   if (!is.null(start)) {
     # a neighbouring lambda's map, unless it fits worse than the plain start.
@@ -224,6 +230,7 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
     # were poor starts: Newton's first steps from them backtracked).
     near <- start$theta %||% scaled(start)
     near[which(bounded & near < 0)] <- 0
+    near[na + which(flat)] <- 0
     at_near <- objective(near, hessian = TRUE)
     if (at_near$value < objective(theta0)$value) {
       theta0 <- near

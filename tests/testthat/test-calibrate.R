@@ -130,6 +130,34 @@ test_that("multiclass probabilities: the monotone multinomial map, primal and du
   expect_gt(slope_grad[2], 0)                                          # the bound holds
 })
 
+test_that("a class column flat to rounding gets no slope; the rest is the optimum", {
+  # class 2's held-out values are one value but for their last bit: scaled up
+  # to unit spread, that rounding took slopes of 1e15 (and probabilities of
+  # new rows jumped to 0 or 1 with it)
+  for (seed in 1:4) {
+    set.seed(seed)
+    n <- 300
+    code <- sample(1:3, n, TRUE)
+    f <- matrix(rnorm(n * 3, sd = 0.3), n) + outer(code, 1:3, "==") * 0.8 - 0.6
+    f[, 2] <- -0.6 + sample(c(-1, 0, 1), n, TRUE) * 2^-53 * 0.6
+    map <- rlsc:::fit_map(list(f = f, code = code, w = rep(1, n)), 3L)
+    expect_identical(map$b[2], 0)
+    # the conditions of the optimum, from their definitions: the intercepts'
+    # and the other slopes' gradients vanish (with b_2 = 0, eta_2 is a_2
+    # whatever class 2's value: an optimum of the problem with its slope)
+    own <- (tabulate(code, 3) + 1) / (tabulate(code, 3) + 2)
+    t <- matrix((1 - own[code]) / 2, n, 3)
+    t[cbind(seq_len(n), code)] <- own[code]
+    r <- (ref_map_prob(map, f) - t) / n
+    expect_equal(unname(colSums(r)[-1]), c(0, 0), tolerance = 1e-8)
+    expect_equal(unname(colSums(r * f)[-2]), c(0, 0), tolerance = 1e-8)
+    # and a new row's probabilities do not move with class 2's value
+    obj <- structure(list(classes = c("x", "y", "z")), class = "rlsc")
+    p <- rlsc:::class_probabilities(obj, rbind(c(0.2, -0.6, -0.6), c(0.2, 0.4, -0.6)), map)
+    expect_equal(p[1, ], p[2, ])
+  }
+})
+
 test_that("on pure noise the probabilities are the class shares, not the labels", {
   set.seed(22)
   n <- 200
