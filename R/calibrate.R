@@ -186,11 +186,14 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
   m <- numeric(k)
   m[slopes] <- crossprod(w, f[, slopes, drop = FALSE])
   dev <- f[, slopes, drop = FALSE] - rep_each(m[slopes], nrow(f))
-  s <- sqrt(drop(crossprod(w, dev * dev)))
-  # a column whose values differ by no more than their rounding (a relative
-  # sqrt(eps) of their size) carries nothing to map: no slope (scaled up,
-  # its rounding took slopes of 1e15)
-  flat <- !(s > sqrt(.Machine$double.eps) * (abs(m[slopes]) + s))
+  s <- column_spreads(dev, w)
+  # a column whose values differ by less than a thousand units in the last
+  # place of their size differs by little more than their rounding: it
+  # carries nothing to map, and gets no slope (scaled up to unit spread,
+  # a spread of one unit took slopes of 1e15).  Larger spreads, however
+  # small, are the map's to fit: at lambda = 1e11 on iris the classes'
+  # values spread by 1e-8 of their size and still ranked the classes.
+  flat <- !(s > 1024 * .Machine$double.eps * (abs(m[slopes]) + s))
   s[flat] <- 1
   dev[, flat] <- 0
   fs <- dev * rep_each(1 / s, nrow(f))
@@ -238,6 +241,18 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
     }
   }
   unscaled(newton_bounded(objective, theta0, bounded, tol, cur))
+}
+
+# The weighted standard deviation of each column of `dev` (centred; w sums
+# to 1), without overflow or underflow of the squares: columns beyond about
+# 1e150 or below 1e-150 are scaled by their largest value first.
+column_spreads <- function(dev, w) {
+  s <- sqrt(drop(crossprod(w, dev * dev)))
+  for (j in which(!(s > 1e-150 & s < 1e150))) {
+    top <- max(abs(dev[, j]))
+    s[j] <- if (top > 0) top * sqrt(sum(w * (dev[, j] / top)^2)) else 0
+  }
+  s
 }
 
 # Minimizes a smooth convex objective(theta, hessian) under theta >= 0 for

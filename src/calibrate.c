@@ -22,7 +22,7 @@
    sqrt(w) z go to dsyrk a block at a time */
 #define ZROWS 512
 /* doubles of a round's block sums, at most (16 MiB; with 10 classes a
-   slot is 381 doubles, so every round holds 64 blocks per thread) */
+   slot is 392 doubles, so every round holds 64 blocks per thread) */
 #define SLOT_DOUBLES (1 << 21)
 
 /* A block's slot of sums and a thread's scratch: rounded up to whole cache

@@ -158,6 +158,31 @@ test_that("a class column flat to rounding gets no slope; the rest is the optimu
   }
 })
 
+test_that("the map does not depend on the decision values' units: tiny spreads keep their slopes", {
+  # the same values shrunk to a spread of 1e-10 of an offset, or scaled far
+  # up or down (where squares overflow or underflow), give the same
+  # probabilities: the slopes scale as 1 / c (a spread of 1e-8, at lambda =
+  # 1e11 on iris, was taken for rounding and lost its slopes)
+  set.seed(11)
+  n <- 200
+  code <- sample(1:3, n, TRUE)
+  f <- matrix(rnorm(n * 3, sd = 0.3), n) + outer(code, 1:3, "==") * 0.8 - 0.6
+  w <- runif(n)
+  w[1:20] <- 0
+  map <- rlsc:::fit_map(list(f = f, code = code, w = w), 3L)
+  expect_true(all(map$b > 0))
+  obj <- structure(list(classes = c("x", "y", "z")), class = "rlsc")
+  newf <- rbind(c(0.2, -0.6, -0.6), c(-0.5, 0.4, -0.1), c(-1, -1, 0.9))
+  p0 <- rlsc:::class_probabilities(obj, rbind(f, newf), map)
+  for (case in list(c(-0.5, 1e-10), c(0, 1e160), c(0, 1e-170), c(3, 1e-6))) {
+    moved <- function(v) case[1] + case[2] * v
+    mc <- rlsc:::fit_map(list(f = moved(f), code = code, w = w), 3L)
+    expect_equal(mc$b * case[2], map$b, tolerance = 1e-5, info = case[2])
+    expect_equal(rlsc:::class_probabilities(obj, moved(rbind(f, newf)), mc), p0, tolerance = 1e-5,
+                 info = case[2])
+  }
+})
+
 test_that("on pure noise the probabilities are the class shares, not the labels", {
   set.seed(22)
   n <- 200
