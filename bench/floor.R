@@ -22,7 +22,7 @@
 # within the timer's resolution and swung 3-fold with what ran before them.
 #
 # Run from the repository root with rlsc installed (make bench-floor, about
-# 6 minutes with OpenBLAS, 25 with the reference BLAS); under OpenBLAS:
+# 8 minutes with OpenBLAS, 27 with the reference BLAS); under OpenBLAS:
 #   make bench-floor BLAS=openblas
 suppressPackageStartupMessages(library(rlsc))
 source(file.path("bench", "shapes.R"))

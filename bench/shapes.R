@@ -50,10 +50,17 @@ elapsed <- function(expr) system.time(expr)[["elapsed"]]
 # Seconds per evaluation of `expr`, evaluated as many times in a row as take
 # `min_s` (at least once; the mean): one call of a few milliseconds is within
 # the timer's resolution, and swings two- to three-fold with what ran just
-# before it (threads asleep or still spinning, cold caches).
-per_call <- function(expr, min_s = 0.25) {
+# before it (threads asleep or still spinning, cold caches).  Each timing
+# starts after a pause of `pause` seconds, in which a threaded BLAS's idle
+# threads stop spinning: OpenBLAS's spin for 2^28 cycles (about 0.1 s)
+# after each call, and so took a core from the first tenth of a second of
+# whatever was timed next.  Without the pause, rlsc's 1000 x 100 fit, timed
+# after the floor's calls, read 1.43-1.92x its floor; with OpenBLAS's
+# spinning cut short (OPENBLAS_THREAD_TIMEOUT=4), 1.14-1.17x.
+per_call <- function(expr, min_s = 0.25, pause = 0.3) {
   e <- substitute(expr)
   env <- parent.frame()
+  Sys.sleep(pause)
   k <- 0L
   t0 <- proc.time()[["elapsed"]]
   repeat {
