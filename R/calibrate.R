@@ -183,9 +183,10 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
   counts <- tabulate(code, k)
   own <- (counts + 1) / (counts + 2)   # Platt's target of each class for its own rows
   slopes <- if (k == 2L) 2L else seq_len(k)   # two classes: one slope
+  dev <- f[, slopes, drop = FALSE]
   m <- numeric(k)
-  m[slopes] <- crossprod(w, f[, slopes, drop = FALSE])
-  dev <- f[, slopes, drop = FALSE] - rep_each(m[slopes], nrow(f))
+  m[slopes] <- crossprod(w, dev)
+  dev <- dev - rep_each(m[slopes], nrow(f))
   s <- column_spreads(dev, w)
   # a column whose values differ by less than a thousand units in the last
   # place of their size differs by little more than their rounding: it
