@@ -179,8 +179,9 @@ held_out_rows <- function(rows, i, nfold) {
 
 heldout_paths <- function(held, engines, lambda, classify, keep, unit, columns = TRUE) {
   lapply(seq_along(engines), function(k) {
-    fold_collect(row_path(primal_rows(engines[[k]], held[[k]], heldout = TRUE), engines[[k]], lambda,
-                          classify, keep, unit, columns = columns), length(engines[[k]]$g))
+    set <- primal_rows(engines[[k]], held[[k]], heldout = TRUE, lambda = lambda)
+    fold_collect(row_path(set, engines[[k]], lambda, classify, keep, unit, columns = columns),
+                 length(engines[[k]]$g))
   })
 }
 

@@ -25,7 +25,8 @@ SEXP rlsc_crossprod(SEXP a, SEXP b, SEXP threads);
 /* path.c: step 3, leverages, fits, exact LOO outputs and criteria for a lambda grid */
 SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEXP w,
                    SEXP omega, SEXP rows, SEXP lambda, SEXP complement, SEXP classify,
-                   SEXP keep, SEXP threads, SEXP perp, SEXP unit, SEXP yorigin, SEXP columns);
+                   SEXP keep, SEXP threads, SEXP perp, SEXP unit, SEXP yorigin, SEXP columns,
+                   SEXP products);
 /* auc.c: the exact leave-pair-out AUC of pairs of rows over a grid of lambda */
 SEXP rlsc_lpo_auc(SEXP p, SEXP z, SEXP values, SEXP lambda, SEXP a, SEXP e, SEXP y, SEXP w,
                   SEXP pi, SEXP pj, SEXP enumerate, SEXP threads);

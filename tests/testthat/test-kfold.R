@@ -50,6 +50,35 @@ test_that("K-fold and LOO with many response columns equal refits, whatever the 
   expect_equal(fits[[1]]$loo$cvm, loo$cvm, tolerance = 1e-8)
 })
 
+test_that("held-out rows as x (V G) or (x V) G, whichever is cheaper, give the refits' K-fold", {
+  # R/path.R, heldout_products(): 100 held-out rows against 3 lambdas x 2
+  # columns form x (V G); against 60 lambdas, the rows' projections (x V) G
+  d <- make_data(300, 5, ntarget = 2, seed = 311)
+  w <- runif(300, 0.3, 2)
+  folds <- rep(1:3, 100)
+  pf <- c(0, 1, 1, 2, 1)   # an unpenalized column: the engine's v maps to [-A V; V]
+  for (lambda in list(c(10, 1, 0.1), 10^seq(2, -2, length.out = 60))) {
+    fit <- rlsc_short(d$x, d$y, weights = w, foldid = folds, lambda = lambda, penalty_factor = pf)
+    ref <- ref_kfold(d$y, w, folds, lambda, function(train, held, l) {
+      ref_predict(ref_coef_pf(d$x[train, ], d$y[train, ], w[train], l, pf), d$x[held, , drop = FALSE])
+    })
+    expect_equal(fit$cvm, ref$cvm, tolerance = 1e-8)
+    expect_equal(fit$cvsd, ref$cvsd, tolerance = 1e-8)
+    # the order each grid takes, and the products themselves
+    eng <- fit$engine
+    held <- d$x[folds == 1, ]
+    prod <- rlsc:::heldout_products(eng, held, lambda)
+    if (length(lambda) == 3L) {
+      b <- rlsc:::project_rows(held, eng)
+      filt <- 1 / outer(eng$values, lambda, "+")
+      expect_equal(prod[, 2, 3], drop(b %*% (eng$g[, 2] * filt[, 3])), tolerance = 1e-12)
+      expect_equal(prod[, 1, 1], drop(b %*% (eng$g[, 1] * filt[, 1])), tolerance = 1e-12)
+    } else {
+      expect_null(prod)
+    }
+  }
+})
+
 test_that("dual and kernel K-fold equal refits of the training folds", {
   d <- make_data(24, 40, seed = 302)
   w <- runif(24, 0.5, 1.5)
