@@ -59,22 +59,20 @@ calibrate_fit <- function(best, spec, data, sel, fold_engines) {
   held <- vector("list", length(lambdas))
   maps <- list()
   last <- NULL
-  each_heldout(engines, data, grid, nfold, cw, function(j, parts) {
+  each_heldout(engines, data, grid, nfold, cw, function(j, rows) {
     for (e in seq_along(chosen)) {
       cols <- which(chosen[[e]] == j)
       if (!length(cols)) next
-      held[[e]] <<- Map(function(h, p) {
-        h <- h %||% list(f = matrix(NA_real_, length(p$code), length(chosen[[e]])), code = p$code, w = p$w)
-        h$f[, cols] <- p$f[, cols]
-        h
-      }, held[[e]] %||% vector("list", length(parts)), parts)
+      h <- held[[e]] %||% c(list(f = matrix(NA_real_, nrow(rows$f), ncol(rows$f))), rows[-1L])
+      h$f[, cols] <- rows$f[, cols]
+      held[[e]] <<- h
     }
     # (in decreasing lambda, each map started from the one before; to the
     # tolerance of fold_maps(), 1e-8 in the gradient: these maps serve the
     # probabilities at other lambdas, interpolated, as the fold maps serve
     # LOO probabilities; lambda_min's and lambda_1se's are fitted to 1e-11)
     if (grid[j] %in% at) {
-      last <<- fit_map(bind_folds(parts), k, last, tol = 1e-8)
+      last <<- fit_map(rows, k, last, tol = 1e-8)
       maps[[length(maps) + 1L]] <<- last
     }
   })
@@ -84,19 +82,26 @@ calibrate_fit <- function(best, spec, data, sel, fold_engines) {
 }
 
 # The folds' held-out decision values at each lambda of `grid` (in batches of
-# lambdas of at most about 1e7 numbers): visit(j, parts) gets, for grid[j],
-# per fold list(f, code, w), w the observation weights without the class
-# weights.
+# lambdas of at most about 1e7 numbers): visit(j, rows) gets, for grid[j],
+# list(f, code, w, fold, nfold) of the rows of every fold, fold by fold:
+# their decision values (n x T), classes, observation weights without the
+# class weights, and folds (of 1..nfold).  The folds' rows are bound once a
+# batch, not once a lambda (that and the slices per fold were 30 ms of R a
+# 10-class fit of 5000 rows).
 each_heldout <- function(engines, data, grid, nfold, cw, visit) {
   n <- if (data$kind == "memory") nrow(data$rows$y) else sum(data$counts$n)
-  batch <- max(1L, floor(1e7 / (max(n, 1) * ncol(data$resp$y0))))
+  nt <- ncol(data$resp$y0)
+  batch <- max(1L, floor(1e7 / (max(n, 1) * nt)))
+  rows <- NULL
   for (b in split(seq_along(grid), ceiling(seq_along(grid) / batch))) {
     parts <- kfold_paths(engines, data, grid[b], TRUE, TRUE, nfold, columns = FALSE)
-    # (the classes and weights of a fold's rows are the same at every lambda)
-    rows <- lapply(parts, function(p) list(code = class_codes(p$y), w = observation_weights(p$weights, p$y, cw)))
-    for (j in seq_along(b)) {
-      visit(b[j], Map(function(p, r) c(list(f = matrix(p$loo[, , j], dim(p$loo)[1L])), r), parts, rows))
-    }
+    # (the classes, weights and folds of the rows are the same at every lambda)
+    rows <- rows %||% list(
+      code = unlist(lapply(parts, function(p) class_codes(p$y))),
+      w = unlist(lapply(parts, function(p) observation_weights(p$weights, p$y, cw))),
+      fold = rep(seq_along(parts), vapply(parts, function(p) length(p$weights), 1L)), nfold = length(parts))
+    f <- do.call(rbind, lapply(parts, function(p) matrix(p$loo, nrow(p$loo))))   # n x (T x lambdas)
+    for (j in seq_along(b)) visit(b[j], c(list(f = f[, (j - 1L) * nt + seq_len(nt), drop = FALSE]), rows))
   }
 }
 
@@ -139,22 +144,21 @@ observation_weights <- function(w, y, cw) {
 
 # The map on every fold's held-out values; the K maps without each fold
 # are fitted when loo_predict() asks for them, from the held-out values kept
-# (each fold's decision values, classes and weights: n x T numbers, as many
-# as the response), so that fitting costs one map per lambda, not K + 1.
+# (every fold's rows' decision values, classes, weights and folds, from
+# each_heldout(): n x T numbers, as many as the response), so that fitting
+# costs one map per lambda, not K + 1.
 fit_calibration <- function(held, k, lambda, start = NULL) {
-  list(lambda = lambda, full = fit_map(bind_folds(held), k, start)[c("a", "b")], held = held)
-}
-
-bind_folds <- function(parts) {
-  list(f = do.call(rbind, lapply(parts, function(p) matrix(p$f, length(p$code)))),
-       code = unlist(lapply(parts, `[[`, "code")), w = unlist(lapply(parts, `[[`, "w")))
+  list(lambda = lambda, full = fit_map(held, k, start)[c("a", "b")], held = held)
 }
 
 # The K maps fitted without each fold, started from the full map (a looser
 # tolerance: they serve LOO probabilities, whose folds' maps differ more).
 fold_maps <- function(entry, k) {
-  lapply(seq_along(entry$held), function(j) {
-    fit_map(bind_folds(entry$held[-j]), k, entry$full, tol = 1e-8)
+  held <- entry$held
+  lapply(seq_len(held$nfold), function(j) {
+    out <- held$fold != j
+    fit_map(list(f = held$f[out, , drop = FALSE], code = held$code[out], w = held$w[out]), k, entry$full,
+            tol = 1e-8)
   })
 }
 
