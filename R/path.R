@@ -62,10 +62,12 @@ primal_rows <- function(eng, rows, heldout = FALSE, lambda = NULL) {
 # The held-out rows' B G (B their coordinates, G g filtered at each lambda),
 # n x T x L, formed as x (V G) as predict() evaluates new rows, or NULL where
 # (x V) G, the path's own products, takes fewer operations: x (V G) costs
-# d r L T + n d L T, (x V) G n d r + n r L T, so it is the cheaper when the
-# held-out rows outnumber the lambdas times the columns (at 5000 x 500,
-# 5-fold over 100 lambdas, 0.5e9 operations instead of 1.5e9); and only
-# while the products take at most 2^23 numbers (64 MB).
+# d r L T + n d L T, (x V) G n d r + n r L T, so with every direction kept
+# (r = d) it is the cheaper when the held-out rows outnumber the lambdas
+# times the columns (at 5000 x 500, 5-fold over 100 lambdas, 0.4e9
+# operations instead of 1.5e9; with r < d, when L T < d r / (d - r)); and
+# only while the products take at most 2^23 numbers (64 MB; sparse x makes
+# about three such temporaries).
 heldout_products <- function(eng, x, lambda) {
   n <- as.numeric(nrow(x))
   d <- as.numeric(ncol(x))

@@ -41,8 +41,8 @@
    skipped (7% of a 10-class path).
    With `products` (held-out rows of K-fold, R/kfold.R) the rows' sums
    sum_k basis_ik g_k phi_k(lambda) come formed (n x T x L, in the units of
-   y), as x (V G) rather than (x V) G, which is fewer operations when a
-   fold's held-out rows outnumber the lambdas times the columns; the basis
+   y), as x (V G) rather than (x V) G when that is fewer operations
+   (heldout_products()); the basis
    then has no columns (no leverage) and the products are copied into the
    pieces in place of theirs.
    r0 may be NULL with `yorigin` (2 x T: the response's shift and mean, as

@@ -79,6 +79,35 @@ test_that("held-out rows as x (V G) or (x V) G, whichever is cheaper, give the r
   }
 })
 
+test_that("src/path.c reads held-out rows' formed products at every offset of its pieces", {
+  # 300 rows, 40 columns and 200 lambdas cut into 5 blocks of rows, 2 of
+  # columns and 2 chunks of lambdas: the path on formed products (no basis)
+  # against the path's own products, and the fitted values against
+  # mean(y) + B G phi formed here (direct form, held-out rows: 1 - h = 1)
+  set.seed(312)
+  n <- 300
+  nt <- 40
+  lambda <- 10^seq(1, -2, length.out = 200)
+  b <- matrix(rnorm(n * 3), n)
+  values <- c(5, 2, 0.5)
+  g <- matrix(rnorm(3 * nt), 3)
+  y <- matrix(rnorm(n * nt), n)
+  w <- runif(n)
+  prod <- array(0, c(n, nt, length(lambda)))
+  for (l in seq_along(lambda)) prod[, , l] <- b %*% (g / (values + lambda[l]))
+  run <- function(basis, v, gg, products) {
+    rlsc:::c_loo_path(basis, v, gg, rep(1, n), NULL, y, w, numeric(n), seq_len(n), lambda, FALSE, FALSE,
+                      TRUE, NULL, 1, yorigin = rbind(0, colMeans(y)), products = products)
+  }
+  own <- run(b, values, g, NULL)
+  formed <- run(matrix(0, n, 0), numeric(0), g[0, , drop = FALSE], prod)
+  expect_equal(formed$fitted, own$fitted, tolerance = 1e-12)
+  expect_equal(formed$mean, own$mean, tolerance = 1e-12)
+  expect_equal(formed$fitted, prod + rep(colMeans(y), each = n), tolerance = 1e-12)
+  expect_error(run(matrix(0, n, 0), numeric(0), g[0, , drop = FALSE], prod[, , -1]), "'products' must be")
+  expect_error(run(b, values, g, prod), "'products' needs a 'basis' of no columns")
+})
+
 test_that("dual and kernel K-fold equal refits of the training folds", {
   d <- make_data(24, 40, seed = 302)
   w <- runif(24, 0.5, 1.5)
