@@ -78,7 +78,9 @@ native_valid_args <- function(name) {
            if (with_r0) native_matrix(n, nt), y, abs(native_values(n)), abs(native_values(n)),
            sample.int(max(n, 1L), sample(0:max(n, 1L), 1L), replace = TRUE), abs(native_values(nl)),
            flag(), cls, keep, threads, if (!cls && !keep && flag()) abs(native_values(n)),
-           2^sample(-10:10, 1L), if (!with_r0 || flag()) native_matrix(2L, nt), flag())
+           2^sample(-10:10, 1L), if (!with_r0 || flag()) native_matrix(2L, nt), flag(),
+           # held-out rows' products formed: with a basis of no columns
+           if (r == 0L && flag()) array(native_values(n * nt * nl), c(n, nt, nl)))
     },
     rlsc_kernel_matrix = {
       k <- kernel()

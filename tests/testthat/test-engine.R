@@ -77,7 +77,7 @@ entry_points <- list(
   C_rlsc_loo_path = list(
     ok = list(matrix(1, 4, 2), c(2, 1), matrix(1, 2, 1), rep(0.75, 4), matrix(0, 4, 1),
               matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4), 1:4, c(1, 0.5), FALSE, FALSE, TRUE, 2L,
-              NULL, 2, NULL, TRUE),
+              NULL, 2, NULL, TRUE, NULL),
     bad = list(
       list(1:8, "'basis' must be a double matrix"), list(rep(1, 8), "'basis' must be a matrix"),
       list(1, "'values' must have length 2"), list(2:1, "'values' must be a double vector"),
@@ -103,9 +103,13 @@ entry_points <- list(
       list(1, "'yorigin' must be a matrix"), list(matrix(0L, 2, 1), "'yorigin' must be a double matrix"),
       list(matrix(0, 1, 1), "'yorigin' must be 2 x 1"), list(matrix(0, 2, 2), "'yorigin' must be 2 x 1"),
       list(NULL, "'r0' and 'yorigin' must not both be NULL"),
-      list(NA, "'columns' must be TRUE or FALSE"), list(1, "'columns' must be TRUE or FALSE")),
+      list(NA, "'columns' must be TRUE or FALSE"), list(1, "'columns' must be TRUE or FALSE"),
+      # the held-out rows' products formed (n x T x L), with a basis of no columns
+      list(rep(1, 3), "'products' must be a double array of 4 x 1 x 2"),
+      list(array(1L, c(4, 1, 2)), "'products' must be a double array of 4 x 1 x 2"),
+      list(array(1, c(4, 1, 2)), "'products' needs a 'basis' of no columns and the direct form")),
     arg = c(1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 6, 7, 7, 8, 8, 9, 9, 9, 10, 10, 11, 12, 13, 13, 14, 14,
-            15, 15, 15, 16, 16, 16, 16, 16, 17, 17, 17, 17, 5, 18, 18)),
+            15, 15, 15, 16, 16, 16, 16, 16, 17, 17, 17, 17, 5, 18, 18, 19, 19, 19)),
   C_rlsc_abs_max = list(
     ok = list(c(-3, 2)),
     bad = list(list(1:2, "'x' must be a double vector"), list("a", "'x' must be a double vector"),
@@ -212,16 +216,16 @@ test_that("the C entry points survive empty inputs", {
                    c(0L, 2L))
   path <- call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 1), rep(1, 4),
                                          matrix(0, 4, 1), matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4),
-                                         1:4, numeric(), FALSE, FALSE, FALSE, 2L, NULL, 1, NULL, TRUE))
+                                         1:4, numeric(), FALSE, FALSE, FALSE, 2L, NULL, 1, NULL, TRUE, NULL))
   expect_identical(dim(path$mean), c(0L, 5L))
   path <- call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 1), rep(1, 4),
                                          matrix(0, 4, 1), matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4),
-                                         integer(), 1, FALSE, FALSE, TRUE, 2L, NULL, 1, NULL, TRUE))
+                                         integer(), 1, FALSE, FALSE, TRUE, 2L, NULL, 1, NULL, TRUE, NULL))
   expect_identical(path$n_na, 0)
   expect_identical(dim(path$loo), c(0L, 1L, 1L))
   expect_error(call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 0), rep(1, 4),
                                               matrix(1, 4, 0), matrix(1, 4, 0), rep(1, 4), rep(1, 4),
-                                              1:4, 1, FALSE, FALSE, FALSE, 1L, NULL, 1, NULL, TRUE)),
+                                              1:4, 1, FALSE, FALSE, FALSE, 1L, NULL, 1, NULL, TRUE, NULL)),
                "'g' must have at least one column", fixed = TRUE)
   # a model without columns: every row projects to 0 on each direction asked for
   expect_identical(call_c("C_rlsc_project",
@@ -231,7 +235,7 @@ test_that("the C entry points survive empty inputs", {
   nt <- 2^16
   expect_error(call_c("C_rlsc_loo_path", list(matrix(1, 1, 0), numeric(), matrix(1, 0, nt), 1,
                                               matrix(0, 1, nt), matrix(1, 1, nt), 1, 1,
-                                              1L, rep(1, 2^15), FALSE, FALSE, FALSE, 1L, NULL, 1, NULL, TRUE)),
+                                              1L, rep(1, 2^15), FALSE, FALSE, FALSE, 1L, NULL, 1, NULL, TRUE, NULL)),
                "'lambda' and 'g' have too many values together", fixed = TRUE)
 })
 
