@@ -8,6 +8,20 @@
 #   lev      the leverages of every row at every lambda: (B * B) %*% F, F r x L
 #   fitted   the fitted values: B %*% G, G r x (L T)
 #
+# A fit of classes also calibrates their probabilities on exact K-fold
+# held-out decision values (R/calibrate.R: 5 folds, 13 lambdas), which the
+# path's floor does not count; its floor adds the calls that calibration
+# cannot do without (cal_floor_s):
+#
+#   fold_gram    crossprod() of each fold's rows (each training Gram is the
+#                whole one less its fold's)
+#   fold_eigen   eigen() of each fold's training Gram
+#   heldout      each fold's held-out rows times its coefficients at the 13
+#                lambdas, x_k %*% C_k, C_k d x (13 T)
+#
+# vs_floor of a class shape is rlsc / (floor_s + cal_floor_s);
+# no_prob_vs_floor, the fit without probabilities against floor_s alone.
+#
 # fixed_s, the same fit on a few rows and columns, is what a fit costs
 # whatever the size of its data (mostly the R layer); beyond_fixed compares
 # the rest of the fit with the floor.
@@ -46,6 +60,23 @@ small_case <- function(x, y, dual) {
        } else y[seq_len(n)])
 }
 
+# The calibration's floor (a fit of classes): its 5 folds' rows, their
+# Grams, and coefficients at 13 lambdas for each fold's held-out rows.
+calibration_case <- function(x, nt, nfold = 5L, ncal = 13L) {
+  fold <- rep_len(seq_len(nfold), nrow(x))
+  parts <- lapply(seq_len(nfold), function(k) x[fold == k, , drop = FALSE])
+  grams <- lapply(parts, crossprod)
+  total <- Reduce(`+`, grams)
+  list(parts = parts, train = lapply(grams, function(g) total - g),
+       coef = matrix(runif(ncol(x) * ncal * nt), ncol(x)))
+}
+
+time_calibration <- function(cal) {
+  c(fold_gram = sum(vapply(cal$parts, function(p) per_call(crossprod(p)), 0)),
+    fold_eigen = sum(vapply(cal$train, function(g) per_call(eigen(g, symmetric = TRUE)), 0)),
+    heldout = sum(vapply(cal$parts, function(p) per_call(p %*% cal$coef), 0)))
+}
+
 rows <- list()
 for (s in bench_shapes) {
   dat <- simulate_shape(s)
@@ -65,8 +96,9 @@ for (s in bench_shapes) {
   F <- matrix(runif(ncol(B) * nl), ncol(B))
   G <- matrix(runif(ncol(B) * nl * nt), ncol(B))
   small <- small_case(x, y, dual)
-  t <- matrix(NA_real_, reps, 8, dimnames = list(NULL, c("rlsc", "no_prob", "fixed", "gram", "eigen", "basis",
-                                                       "lev", "fitted")))
+  cal <- if (is.factor(y)) calibration_case(x, nt)
+  t <- matrix(NA_real_, reps, 11, dimnames = list(NULL, c("rlsc", "no_prob", "fixed", "gram", "eigen", "basis",
+                                                        "lev", "fitted", "fold_gram", "fold_eigen", "heldout")))
   for (k in seq_len(reps)) {
     t[k, "rlsc"] <- per_call(suppressWarnings(rlsc(x, y, lambda = grid)))
     t[k, "fixed"] <- per_call(suppressWarnings(rlsc(small$x, small$y, lambda = grid)))
@@ -79,13 +111,16 @@ for (s in bench_shapes) {
     if (!dual) t[k, "basis"] <- per_call(x %*% V)
     t[k, "lev"] <- per_call(B2 %*% F)
     t[k, "fitted"] <- per_call(B %*% G)
+    if (!is.null(cal)) t[k, c("fold_gram", "fold_eigen", "heldout")] <- time_calibration(cal)
   }
   m <- apply(t, 2, med)
-  floor_s <- sum(m[-(1:3)], na.rm = TRUE)
+  floor_s <- sum(m[c("gram", "eigen", "basis", "lev", "fitted")], na.rm = TRUE)
+  cal_s <- sum(m[c("fold_gram", "fold_eigen", "heldout")])
+  whole <- sum(floor_s, cal_s, na.rm = TRUE)   # with the calibration's, for classes
   rows[[length(rows) + 1L]] <- data.frame(
     shape = shape_label(s), mode = fit$form, L = nl, T = nt, rlsc_s = m[["rlsc"]], floor_s = floor_s,
-    vs_floor = m[["rlsc"]] / floor_s, no_prob_vs_floor = m[["no_prob"]] / floor_s,
-    fixed_s = m[["fixed"]], beyond_fixed = (m[["rlsc"]] - m[["fixed"]]) / floor_s,
+    cal_floor_s = cal_s, vs_floor = m[["rlsc"]] / whole, no_prob_vs_floor = m[["no_prob"]] / floor_s,
+    fixed_s = m[["fixed"]], beyond_fixed = (m[["rlsc"]] - m[["fixed"]]) / whole,
     gram_s = m[["gram"]], eigen_s = m[["eigen"]],
     basis_s = m[["basis"]], lev_s = m[["lev"]], fitted_s = m[["fitted"]])
   rm(dat, x, y, fit, S, V, B, B2, F, G)
@@ -115,7 +150,7 @@ m <- apply(t, 2, med)
 floor_s <- sum(m[-1])
 rows[[length(rows) + 1L]] <- data.frame(
   shape = "RBF n=2000, 5 sigma", mode = "kernel", L = nl, T = 1L, rlsc_s = m[["rlsc"]],
-  floor_s = floor_s, vs_floor = m[["rlsc"]] / floor_s, no_prob_vs_floor = NA_real_, fixed_s = NA_real_,
+  floor_s = floor_s, cal_floor_s = NA_real_, vs_floor = m[["rlsc"]] / floor_s, no_prob_vs_floor = NA_real_, fixed_s = NA_real_,
   beyond_fixed = NA_real_, gram_s = m[["gram"]],
   eigen_s = m[["eigen"]],
   basis_s = NA_real_, lev_s = m[["lev"]], fitted_s = m[["fitted"]])
@@ -123,10 +158,11 @@ rows[[length(rows) + 1L]] <- data.frame(
 print_rows(rows)
 cat("\nvs_floor = rlsc seconds / floor seconds (target <= 1.3); floor = gram + eigen + basis + lev +",
     "fitted,\neach BLAS call timed alone (kernel: gram = the kernel matrices; 5 of each); medians of",
-    reps, "runs.\nno_prob_vs_floor (classes): the fit with calibration_folds = 0, no probabilities,",
-    "the floor's work;\nthe default fit also calibrates them on K-fold held-out values (K fold",
-    "engines, one more pass).\nfixed_s: the same fit (form, grid, response) of a few rows and columns",
+    reps, "runs.\nClasses: the fit calibrates probabilities on 5-fold held-out values at 13 lambdas;",
+    "its floor adds\ncal_floor_s (each fold's Gram, eigen() of its training Gram, its held-out rows",
+    "times coefficients).\nno_prob_vs_floor: the fit with calibration_folds = 0, no probabilities,",
+    "against floor_s alone.\nfixed_s: the same fit (form, grid, response) of a few rows and columns",
     "(small_case()): what a fit costs\nwhatever the data's size, mostly R's (the arguments' checks, the",
     "search's steps, the fit object);\nbeyond_fixed = (rlsc - fixed) / floor: the part of the fit that",
-    "grows with the data against the floor.\n")
+    "grows with the data against the floor (with the calibration's).\n")
 bench_footer()
