@@ -57,10 +57,17 @@ test_that("held-out rows as x (V G) or (x V) G, whichever is cheaper, give the r
   w <- runif(300, 0.3, 2)
   folds <- rep(1:3, 100)
   pf <- c(0, 1, 1, 2, 1)   # an unpenalized column: the engine's v maps to [-A V; V]
-  for (lambda in list(c(10, 1, 0.1), 10^seq(2, -2, length.out = 60))) {
-    fit <- rlsc_short(d$x, d$y, weights = w, foldid = folds, lambda = lambda, penalty_factor = pf)
+  # sparse x standardized: the penalty on columns at the full data's scales
+  m <- colSums(w * d$x) / sum(w)
+  scale2 <- colSums(w * sweep(d$x, 2, m)^2) / sum(w)
+  grids <- list(c(10, 1, 0.1), 10^seq(2, -2, length.out = 60))
+  for (lambda in grids) for (sparse in c(FALSE, TRUE)) {
+    x <- if (sparse) Matrix::Matrix(d$x, sparse = TRUE) else d$x
+    fit <- rlsc_short(x, d$y, weights = w, foldid = folds, lambda = lambda, penalty_factor = pf,
+                      standardize = sparse)
+    p <- if (sparse) pf * scale2 else pf
     ref <- ref_kfold(d$y, w, folds, lambda, function(train, held, l) {
-      ref_predict(ref_coef_pf(d$x[train, ], d$y[train, ], w[train], l, pf), d$x[held, , drop = FALSE])
+      ref_predict(ref_coef_pf(d$x[train, ], d$y[train, ], w[train], l, p), d$x[held, , drop = FALSE])
     })
     expect_equal(fit$cvm, ref$cvm, tolerance = 1e-8)
     expect_equal(fit$cvsd, ref$cvsd, tolerance = 1e-8)
