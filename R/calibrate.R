@@ -178,7 +178,7 @@ fold_maps <- function(entry, k) {
 fit_map <- function(held, k, start = NULL, tol = 1e-11) {
   hold_blas_threads()   # once for all its evaluations (outside a fit: loo_predict())
   keep <- held$w > 0 & stats::complete.cases(held$f)
-  f <- own_values(held$f[keep, , drop = FALSE], k)
+  f <- if (all(keep)) held$f else held$f[keep, , drop = FALSE]   # (no copy of n x k when none drops)
   code <- held$code[keep]
   w <- held$w[keep]
   if (!length(w)) return(list(a = numeric(k), b = numeric(k), theta = NULL))
@@ -187,7 +187,7 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
   counts <- tabulate(code, k)
   own <- (counts + 1) / (counts + 2)   # Platt's target of each class for its own rows
   slopes <- if (k == 2L) 2L else seq_len(k)   # two classes: one slope
-  dev <- f[, slopes, drop = FALSE]
+  dev <- if (k == 2L) f[, 1L, drop = FALSE] else f   # own_values(f, k)[, slopes]
   m <- numeric(k)
   m[slopes] <- crossprod(w, dev)
   dev <- dev - rep_each(m[slopes], nrow(f))

@@ -135,8 +135,9 @@ row_path <- function(set, eng, lambda, classify, keep, unit, space = NULL, colum
   }
   nt <- ncol(set$y)
   if (keep) {
-    part[c("omh", "fitted", "loo")] <- list(list(part$omh), list(part$fitted * unit),
-                                           list(part$loo * unit))
+    # (in the units of y; a unit of 1, as for classes, is no copy)
+    back <- function(v) if (unit == 1) v else v * unit
+    part[c("omh", "fitted", "loo")] <- list(list(part$omh), list(back(part$fitted)), list(back(part$loo)))
     part$y <- list(set$y[rows, , drop = FALSE])
     part$weights <- list(set$w[rows])
   }

@@ -368,8 +368,11 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
        OpenBLAS: 2.2 ms as one chunk, 1.2 ms as four on two threads). */
     if (block_work < 5e7 && nchunk >= 2 && (full || total >= 2)) {
         /* (scratch for the chunks and threads there are: one chunk runs on
-           the calling thread) */
+           the calling thread; for blocks of at most a chunk's rows, which
+           are the same blocks: a chunk's rows start its first block.  A
+           fold of 1000 x 200 took 4 MB of scratch for its 256-row chunks) */
         if (nchunk > total) nchunk = total;
+        if (chunk_rows < m.nb_max) m.nb_max = chunk_rows;
         size_t sd = scratch_doubles(&m, 1);
         double *scr = (double *) R_alloc(sd * (total > 1 ? nth : 1), sizeof(double));
         double *buf = (double *) R_alloc((size_t) per_chunk * nchunk, sizeof(double));
