@@ -138,7 +138,8 @@ engine_coef <- function(eng, lambda) UseMethod("engine_coef")
 # engine_coef() at every lambda of a grid: `coef` p x T x L (p slopes, or a
 # kernel's n dual coefficients), `intercept` T x L and, for a linear dual
 # engine, what linear_decision() centers new rows with: `shift`, `center`
-# and `base` (T x L).  A dual engine's in one product with U (dual_coefficient_path())
+# and `base` (T x L).  A primal engine's in one product with V
+# (primal_slope_path()); a dual engine's in one product with U (dual_coefficient_path())
 # and, for a linear kernel, one with the moved x, formed once: lambda by
 # lambda, a 500 x 5000 fit's 100 lambdas took 8 s, moving x each time.
 engine_coef_path <- function(eng, lambda) {
@@ -146,7 +147,11 @@ engine_coef_path <- function(eng, lambda) {
   nl <- length(lambda)
   cf <- if (inherits(eng, "rlsc_dual")) {
     dual_coef_of(eng, matrix(dual_coefficient_path(eng, lambda), length(eng$rows)))
-  } else {
+  } else if (inherits(eng, "rlsc_primal")) {   # engine_coef.rlsc_primal(), in one product
+    beta <- primal_slope_path(eng, lambda)
+    if (!is.null(eng$beta0)) beta <- beta + as.vector(eng$beta0)   # (d x T, the same at each lambda)
+    list(coef = beta, intercept = rep(eng$yshift + eng$ybar, nl) - drop(crossprod(beta, eng$shift + eng$center)))
+  } else {   # banded and snapshot engines, lambda by lambda
     parts <- lapply(lambda, function(l) engine_coef(eng, l))
     list(coef = unlist(lapply(parts, `[[`, "coef")), intercept = unlist(lapply(parts, `[[`, "intercept")))
   }

@@ -76,10 +76,7 @@ heldout_products <- function(eng, x, lambda) {
   nl <- length(lambda)
   lt <- as.numeric(nl) * nt
   if (!nl || n * lt > 2^23 || d * r * lt + n * d * lt >= n * d * r + n * r * lt) return(NULL)
-  filt <- matrix(spectral_filter(eng$values, lambda), r)
-  coef <- eng$v %*% (eng$g[, rep(seq_len(nt), nl), drop = FALSE] *
-                       filt[, rep(seq_len(nl), each = nt), drop = FALSE])
-  out <- project_rows(x, eng, coef)
+  out <- project_rows(x, eng, primal_slope_path(eng, lambda))
   dim(out) <- c(nrow(x), nt, nl)
   out
 }

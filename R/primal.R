@@ -223,6 +223,17 @@ engine_coef.rlsc_primal <- function(eng, lambda) {
        shift = eng$shift, center = eng$center, base = base)
 }
 
+# V (g phi(lambda)) at every lambda of a grid, d x (T L), each lambda's
+# response columns side by side, in one product: the slopes without the
+# unpenalized columns' beta0 (engine_coef_path() adds them; held-out rows,
+# whose residuals subtract x beta0 already, take these, heldout_products()).
+primal_slope_path <- function(eng, lambda) {
+  nt <- ncol(eng$g)
+  nl <- length(lambda)
+  filt <- matrix(spectral_filter(eng$values, lambda), length(eng$values), nl)
+  eng$v %*% (eng$g[, rep(seq_len(nt), nl), drop = FALSE] * filt[, rep(seq_len(nl), each = nt), drop = FALSE])
+}
+
 engine_decision.rlsc_primal <- function(eng, newx, lambda) {
   linear_decision(newx, engine_coef(eng, lambda))
 }

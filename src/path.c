@@ -42,9 +42,8 @@
    With `products` (held-out rows of K-fold, R/kfold.R) the rows' sums
    sum_k basis_ik g_k phi_k(lambda) come formed (n x T x L, in the units of
    y), as x (V G) rather than (x V) G when that is fewer operations
-   (heldout_products()); the basis
-   then has no columns (no leverage) and the products are copied into the
-   pieces in place of theirs.
+   (heldout_products()); the basis then has no columns (no leverage) and
+   the products are copied into the pieces in place of theirs.
    r0 may be NULL with `yorigin` (2 x T: the response's shift and mean, as
    the primal engine has them): then r0 = (y - shift) - mean, formed here per
    block instead of as an n x T matrix in R.

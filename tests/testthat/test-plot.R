@@ -28,15 +28,16 @@ test_that("the coefficient paths equal coef() at every lambda", {
   }
 })
 
-test_that("the coefficient plot computes the drawn columns' paths, a dual fit's in one product", {
+test_that("the coefficient plot computes the drawn columns' paths, each fit's in one product", {
   d <- make_data(40, 3, ntarget = 12, seed = 91)
   fit <- rlsc_short(d$x, d$y, nlambda = 5)
-  # the 9 panels drawn, not all 12 columns, at each of the 5 lambdas
-  cols <- with_null_device(suppressMessages(
-    traced_sum("engine_coef.rlsc_primal", quote(ncol(eng$g)), plot(fit, type = "coef"))))
+  # the 9 panels drawn, not all 12 columns, at each of the 5 lambdas (every
+  # lambda in one product: primal_slope_path())
+  drawn <- quote(ncol(eng$g) * length(lambda))
+  cols <- with_null_device(suppressMessages(traced_sum("primal_slope_path", drawn, plot(fit, type = "coef"))))
   expect_equal(cols, 9 * 5)
-  expect_equal(traced_sum("engine_coef.rlsc_primal", quote(ncol(eng$g)),
-                          with_null_device(plot(fit, type = "coef", response = 11))), 5)
+  expect_equal(traced_sum("primal_slope_path", drawn, with_null_device(plot(fit, type = "coef", response = 11))),
+               5)
   wide <- make_data(20, 30, seed = 92)
   dual <- rlsc_short(wide$x, wide$y, nlambda = 7)
   expect_identical(dual$form, "dual")
