@@ -158,6 +158,35 @@ test_that("a class column flat to rounding gets no slope; the rest is the optimu
   }
 })
 
+test_that("a map at its optimum to the loss's rounding stops in a few evaluations", {
+  # every slope held at 0 (each class's values lower on its own rows), the
+  # map started from the one fitted on all rows: the fold maps start next to
+  # their optimum, where the loss is flat to its rounding while the gradient
+  # still exceeds the tolerance.  Backtracking on the loss alone, fold 4's
+  # took 160 evaluations (hundreds in loo_predict() on pure noise) and
+  # stopped short of the optimum.
+  set.seed(14)
+  n <- 500
+  code <- sample(1:3, n, TRUE)
+  f <- matrix(rnorm(n * 3, sd = 0.3), n) - 0.2 * outer(code, 1:3, "==")
+  fold <- sample(rep_len(1:5, n))
+  full <- rlsc:::fit_map(list(f = f, code = code, w = rep(1, n)), 3L)
+  expect_identical(full$b, c(0, 0, 0))
+  for (j in 1:5) {
+    h <- list(f = f[fold != j, ], code = code[fold != j], w = rep(1, sum(fold != j)))
+    evals <- traced_sum("c_softmax_map", 1, map <- rlsc:::fit_map(h, 3L, full[c("a", "b")], tol = 1e-8))
+    expect_lte(evals, 6)
+    # the optimum from its definition: the intercepts' gradient vanishes
+    # (the slopes' pushes them below 0)
+    own <- (tabulate(h$code, 3) + 1) / (tabulate(h$code, 3) + 2)
+    t <- matrix((1 - own[h$code]) / 2, nrow(h$f), 3)
+    t[cbind(seq_len(nrow(h$f)), h$code)] <- own[h$code]
+    r <- (ref_map_prob(map, h$f) - t) / nrow(h$f)
+    expect_equal(unname(colSums(r)[-1]), c(0, 0), tolerance = 1e-8, info = j)
+    expect_true(all(colSums(r * h$f) > 0), info = j)
+  }
+})
+
 test_that("the map does not depend on the decision values' units: tiny spreads keep their slopes", {
   # the same values shrunk to a spread of 1e-10 of an offset, or scaled far
   # up or down (where squares overflow or underflow), give the same
