@@ -105,27 +105,39 @@ bench-engines: deps
 
 # The test suite under valgrind: no invalid read or write, no definitely lost
 # memory.  Installs into a private library (never the site library) and
-# installs valgrind from Debian if it is missing.  The tests run in one
-# process (TESTTHAT_PARALLEL=FALSE: testthat's parallel workers would run
-# outside valgrind).  Takes about 40 minutes on a busy machine (the
-# fuzz test runs 60 of its problems there, not 200, and the combination
-# matrix 40 random cells, not its pairs).
+# installs valgrind from Debian if it is missing.  valgrind runs a process on
+# one core, so VALGRIND_JOBS processes (one per core, at most 4) share the
+# test files (scripts/valgrind-tests.R: each takes the next file left), each
+# with its log, valgrind-<job>.log; testthat's parallel workers would run
+# outside valgrind.  Takes about 20-25 minutes on two cores (the fuzz test
+# runs 60 of its problems there, not 200, and the combination matrix 40
+# random cells, not its pairs).
 # Only definite leaks count as errors: cli's timer thread (loaded by testthat)
 # leaves 336 bytes "possibly lost" that are not this package's, and
 # scripts/valgrind.supp suppresses fontconfig's font caches (the png() test).
 VALGRIND     := valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
                 --suppressions=$(CURDIR)/scripts/valgrind.supp
 VALGRIND_LIB := $(CURDIR)/valgrind-lib
+VALGRIND_JOBS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 4 ] && n=4; echo $$n)
 valgrind: deps
 	@command -v valgrind >/dev/null || { apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends valgrind; }
 	mkdir -p $(VALGRIND_LIB)
 	$(R) CMD INSTALL --preclean --no-multiarch -l $(VALGRIND_LIB) .
-	cd tests && R_LIBS=$(VALGRIND_LIB) NOT_CRAN=true TESTTHAT_PARALLEL=FALSE RLSC_FUZZ_CASES=60 RLSC_COMBINATIONS=40 \
-	  $(R) -d "$(VALGRIND)" --vanilla -f testthat.R \
-	  > ../valgrind.log 2>&1 || { tail -n 40 ../valgrind.log; echo "valgrind: FAILED, see valgrind.log"; exit 1; }
-	@grep -a -E 'ERROR SUMMARY|definitely lost|Invalid (read|write)|\[ FAIL' valgrind.log
-	@echo "valgrind: OK (no errors, see valgrind.log)"
+	rm -rf valgrind-claims valgrind-*.log && mkdir valgrind-claims
+	cd tests && status=0 && pids= && \
+	  for j in $$(seq $(VALGRIND_JOBS)); do \
+	    R_LIBS=$(VALGRIND_LIB) NOT_CRAN=true TESTTHAT_PARALLEL=FALSE RLSC_FUZZ_CASES=60 RLSC_COMBINATIONS=40 \
+	    $(R) -d "$(VALGRIND)" --vanilla -f ../scripts/valgrind-tests.R --args ../valgrind-claims \
+	      > ../valgrind-$$j.log 2>&1 & pids="$$pids $$!"; \
+	  done; \
+	  for p in $$pids; do wait $$p || status=1; done; \
+	  [ $$status -eq 0 ] || { for f in ../valgrind-*.log; do echo "== $$f"; tail -n 40 $$f; done; \
+	    echo "valgrind: FAILED, see valgrind-*.log"; exit 1; }
+	rm -rf valgrind-claims
+	@grep -a -E 'ERROR SUMMARY|definitely lost|Invalid (read|write)|^failed:' valgrind-*.log
+	@grep -a -h -E '^test-.*: [0-9]+ tests' valgrind-*.log | sort -t: -k1,1
+	@echo "valgrind: OK (no errors, see valgrind-*.log)"
 
 # The test suite under gcc's AddressSanitizer and UndefinedBehaviorSanitizer:
 # the package compiled with -fsanitize=address,undefined through a private
@@ -348,5 +360,5 @@ bench-memory: install
 	$(BENCH_ENV) $(RSCRIPT) bench/memory.R
 
 clean:
-	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz src/*.o src/*.so demo-output valgrind-lib valgrind.log \
+	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz src/*.o src/*.so demo-output valgrind-lib valgrind-*.log valgrind-claims \
 	  sanitize-lib sanitize.log fuzz-native.log site-lib site-screenshots
