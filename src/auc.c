@@ -127,13 +127,14 @@ SEXP rlsc_lpo_auc(SEXP p, SEXP z, SEXP values, SEXP lambda, SEXP a, SEXP e, SEXP
 
     /* the filters 1 / (Lambda_k + lambda_l), r x L */
     const double *pv = REAL(values), *pl = REAL(lambda);
-    double *filt = (double *) R_alloc((size_t) r * nl + 1, sizeof(double));
+    SEXP held = PROTECT(rlsc_scratch_new());
+    double *filt = (double *) rlsc_scratch(held, (size_t) r * nl + 1, sizeof(double));
     for (int l = 0; l < nl; l++)
         for (int k = 0; k < r; k++) {
             double den = pv[k] + pl[l];
             filt[k + (size_t) r * l] = den > 0.0 ? 1.0 / den : 0.0;
         }
-    double *s = (double *) R_alloc((size_t) m + 1, sizeof(double));
+    double *s = (double *) rlsc_scratch(held, (size_t) m + 1, sizeof(double));
     for (int i = 0; i < m; i++) s[i] = sqrt(pw[i]);
 
     R_xlen_t npairs = en ? npi * npj : npi;
@@ -146,9 +147,9 @@ SEXP rlsc_lpo_auc(SEXP p, SEXP z, SEXP values, SEXP lambda, SEXP a, SEXP e, SEXP
     R_xlen_t nblocks = npairs > 0 ? (npairs + nb_max - 1) / nb_max : 0;
     int per_round = nblocks < 4 * nth ? (int) (nblocks > 0 ? nblocks : 1) : 4 * nth;
     size_t per_scratch = (size_t) nb_max * (r + nl + 1) + 1;
-    double *scratch = (double *) R_alloc(per_scratch * nth, sizeof(double));
-    int *rows = (int *) R_alloc(2 * (size_t) nb_max * nth + 1, sizeof(int));
-    double *sums = (double *) R_alloc(3 * (size_t) nl * per_round + 1, sizeof(double));
+    double *scratch = (double *) rlsc_scratch(held, per_scratch * nth, sizeof(double));
+    int *rows = (int *) rlsc_scratch(held, 2 * (size_t) nb_max * nth + 1, sizeof(int));
+    double *sums = (double *) rlsc_scratch(held, 3 * (size_t) nl * per_round + 1, sizeof(double));
     SEXP out = PROTECT(allocMatrix(REALSXP, nl, 3));
     double *po = REAL(out);
     memset(po, 0, sizeof(double) * 3 * (size_t) nl);
@@ -171,6 +172,7 @@ SEXP rlsc_lpo_auc(SEXP p, SEXP z, SEXP values, SEXP lambda, SEXP a, SEXP e, SEXP
         }
         R_CheckUserInterrupt();
     }
-    UNPROTECT(1);
+    rlsc_scratch_free(held);
+    UNPROTECT(2);
     return out;
 }

@@ -18,8 +18,8 @@
    Every split that shapes a product depends on n only, never on the number
    of threads (the stages only group the blocks), so the result does not
    either.  Between blocks R_CheckUserInterrupt(), never
-   inside a parallel region.  Scratch memory comes from R_alloc, so a jump out
-   frees it. */
+   inside a parallel region.  Scratch memory comes from rlsc_scratch(), so a
+   jump out frees it (scratch.c). */
 #include "rlsc.h"
 #include <float.h>
 
@@ -63,7 +63,7 @@ static int panel_width(int n)
 }
 
 /* The scratch of one decomposition of order n, its back-transformation on
-   nth threads, set up before any step runs (R_alloc is not for threads:
+   nth threads, set up before any step runs (no allocation in threads:
    rlsc_eigen_list() runs whole decompositions in them, each thread on
    scratch of its own).  `cap`: the doubles of a stage's V (and V'), at most
    what a stage of about EIGEN_FLOPS per thread uses and never more than all
@@ -120,12 +120,12 @@ static scratch_size eigen_scratch_bind(eigen_scratch *sc, int n, int nth, double
     return size;
 }
 
-static void eigen_scratch_alloc(eigen_scratch *sc, int n, int nth)
+static void eigen_scratch_alloc(eigen_scratch *sc, int n, int nth, SEXP held)
 {
     scratch_size size = eigen_scratch_bind(sc, n, nth, NULL, NULL, NULL);
-    eigen_scratch_bind(sc, n, nth, (double *) R_alloc(size.doubles, sizeof(double)),
-                       (int *) R_alloc(size.ints, sizeof(int)),
-                       (size_t *) R_alloc(size.offsets, sizeof(size_t)));
+    eigen_scratch_bind(sc, n, nth, (double *) rlsc_scratch(held, size.doubles, sizeof(double)),
+                       (int *) rlsc_scratch(held, size.ints, sizeof(int)),
+                       (size_t *) rlsc_scratch(held, size.offsets, sizeof(size_t)));
 }
 
 /* The upper triangle of a (n x n) to tridiagonal form: d (n), e (n - 1),
@@ -324,8 +324,12 @@ void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors, int
 {
     if (n <= 0) return;
     eigen_scratch sc;
-    eigen_scratch_alloc(&sc, n, nth);
-    eigen_failure(decompose(a, n, values, vectors, &sc, 1, n >= EIGEN_LEND_MIN));
+    SEXP held = PROTECT(rlsc_scratch_new());
+    eigen_scratch_alloc(&sc, n, nth, held);
+    eigen_status st = decompose(a, n, values, vectors, &sc, 1, n >= EIGEN_LEND_MIN);
+    rlsc_scratch_free(held);
+    UNPROTECT(1);
+    eigen_failure(st);
 }
 
 /* The order of `s`, a square double matrix. */
@@ -349,12 +353,12 @@ static int finite_copy(double *a, const double *src, int n)
     return ok;
 }
 
-/* The matrix `s` (square, double, finite) copied for LAPACK; its order in
-   *n. */
-static double *eigen_input(SEXP s, const char *name, int *n)
+/* The matrix `s` (square, double, finite) copied for LAPACK into scratch of
+   `held`; its order in *n. */
+static double *eigen_input(SEXP s, const char *name, int *n, SEXP held)
 {
     *n = square_order(s, name);
-    double *a = (double *) R_alloc((size_t) *n * *n > 0 ? (size_t) *n * *n : 1, sizeof(double));
+    double *a = (double *) rlsc_scratch(held, (size_t) *n * *n, sizeof(double));
     if (!finite_copy(a, REAL(s), *n)) error("'%s' must be finite", name);
     return a;
 }
@@ -372,10 +376,12 @@ static SEXP eigen_output(int n)
 SEXP rlsc_eigen(SEXP s, SEXP threads)
 {
     int n, nth = rlsc_thread_count(threads);
-    double *a = eigen_input(s, "s", &n);
+    SEXP held = PROTECT(rlsc_scratch_new());
+    double *a = eigen_input(s, "s", &n, held);
     SEXP out = PROTECT(eigen_output(n));
     rlsc_symmetric_eigen(a, n, REAL(VECTOR_ELT(out, 0)), REAL(VECTOR_ELT(out, 1)), nth);
-    UNPROTECT(1);
+    rlsc_scratch_free(held);
+    UNPROTECT(2);
     return out;
 }
 
@@ -399,7 +405,8 @@ SEXP rlsc_eigen_list(SEXP s, SEXP threads)
     if (TYPEOF(s) != VECSXP) error("'s' must be a list of matrices");
     int count = length(s), nth = rlsc_thread_count(threads);
     SEXP out = PROTECT(allocVector(VECSXP, count));
-    int *n = (int *) R_alloc(count > 0 ? count : 1, sizeof(int));
+    SEXP held = PROTECT(rlsc_scratch_new());
+    int *n = (int *) rlsc_scratch(held, count, sizeof(int));
     double flops = 0.0;
     int small = 1;
     for (int j = 0; j < count; j++) {
@@ -414,20 +421,24 @@ SEXP rlsc_eigen_list(SEXP s, SEXP threads)
         for (int j = 0; j < count; j++) {
             char name[32];
             snprintf(name, sizeof name, "s[[%d]]", j + 1);
-            double *a = eigen_input(VECTOR_ELT(s, j), name, &n[j]);
+            SEXP copy = PROTECT(rlsc_scratch_new());   /* (one matrix's copy at a time) */
+            double *a = eigen_input(VECTOR_ELT(s, j), name, &n[j], copy);
             SEXP o = VECTOR_ELT(out, j);
             rlsc_symmetric_eigen(a, n[j], REAL(VECTOR_ELT(o, 0)), REAL(VECTOR_ELT(o, 1)), nth);
+            rlsc_scratch_free(copy);
+            UNPROTECT(1);
         }
-        UNPROTECT(1);
+        rlsc_scratch_free(held);
+        UNPROTECT(2);
         return out;
     }
     /* per thread: a copy of its matrix and the scratch, sized for the
        largest matrix (each laid out for its own order, as alone) */
-    eigen_status *st = (eigen_status *) R_alloc(count, sizeof(eigen_status));
-    const double **in = (const double **) R_alloc(count, sizeof(double *));
-    double **values = (double **) R_alloc(count, sizeof(double *)),
-        **vectors = (double **) R_alloc(count, sizeof(double *));
-    int *finite = (int *) R_alloc(count, sizeof(int));
+    eigen_status *st = (eigen_status *) rlsc_scratch(held, count, sizeof(eigen_status));
+    const double **in = (const double **) rlsc_scratch(held, count, sizeof(double *));
+    double **values = (double **) rlsc_scratch(held, count, sizeof(double *)),
+        **vectors = (double **) rlsc_scratch(held, count, sizeof(double *));
+    int *finite = (int *) rlsc_scratch(held, count, sizeof(int));
     scratch_size most = {1, 1, 1};
     size_t square = 1;
     for (int j = 0; j < count; j++) {
@@ -441,9 +452,9 @@ SEXP rlsc_eigen_list(SEXP s, SEXP threads)
         values[j] = REAL(VECTOR_ELT(VECTOR_ELT(out, j), 0));
         vectors[j] = REAL(VECTOR_ELT(VECTOR_ELT(out, j), 1));
     }
-    double *dpool = (double *) R_alloc((size_t) nth * (most.doubles + square), sizeof(double));
-    int *ipool = (int *) R_alloc((size_t) nth * most.ints, sizeof(int));
-    size_t *spool = (size_t *) R_alloc((size_t) nth * most.offsets, sizeof(size_t));
+    double *dpool = (double *) rlsc_scratch(held, (size_t) nth * (most.doubles + square), sizeof(double));
+    int *ipool = (int *) rlsc_scratch(held, (size_t) nth * most.ints, sizeof(int));
+    size_t *spool = (size_t *) rlsc_scratch(held, (size_t) nth * most.offsets, sizeof(size_t));
     for (int j0 = 0; j0 < count;) {
         int j1 = j0;
         for (double round = 0.0; j1 < count && (j1 == j0 || round < EIGEN_ROUND_FLOPS * nth); j1++)
@@ -466,6 +477,7 @@ SEXP rlsc_eigen_list(SEXP s, SEXP threads)
         R_CheckUserInterrupt();
         j0 = j1;
     }
-    UNPROTECT(1);
+    rlsc_scratch_free(held);
+    UNPROTECT(2);
     return out;
 }

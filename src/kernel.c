@@ -104,16 +104,19 @@ static void kernel_fill(const kernel_spec *k, const double *x, int ldx, const in
     if (sym) m = n;
     if ((size_t) n * m == 0) return;
     memset(out, 0, sizeof(double) * (size_t) n * m);
+    SEXP held = PROTECT(rlsc_scratch_new());
     int rbf = k->type == KERNEL_RBF;
-    double *nx = rbf ? (double *) R_alloc(n, sizeof(double)) : NULL;
-    double *nz = rbf && !sym ? (double *) R_alloc(m, sizeof(double)) : nx;
+    double *nx = rbf ? (double *) rlsc_scratch(held, n, sizeof(double)) : NULL;
+    double *nz = rbf && !sym ? (double *) rlsc_scratch(held, m, sizeof(double)) : nx;
     if (rbf) {
         memset(nx, 0, sizeof(double) * n);
         if (!sym) memset(nz, 0, sizeof(double) * m);
     }
     int cb_max = d > 0 ? rlsc_block_rows(d, n + (sym ? 0 : m), BLOCK_DOUBLES) : 1;
-    double *xb = (double *) R_alloc((size_t) n * cb_max, sizeof(double));
-    double *zb = sym ? xb : (double *) R_alloc((size_t) m * cb_max, sizeof(double));
+    double *xb = (double *) rlsc_scratch(held, (size_t) n * cb_max, sizeof(double));
+    double *zb = sym ? xb : (double *) rlsc_scratch(held, (size_t) m * cb_max, sizeof(double));
+    int most = m / 16 > 1 ? m / 16 : 1;
+    int *cut = (int *) rlsc_scratch(held, (size_t) most + 1, sizeof(int));   /* (np <= most) */
     for (int j0 = 0; j0 < d; j0 += cb_max) {
         int cb = d - j0 < cb_max ? d - j0 : cb_max;
         gather_block(x, ldx, xrows, n, j0, cb, origin, xb);
@@ -121,10 +124,9 @@ static void kernel_fill(const kernel_spec *k, const double *x, int ldx, const in
         /* pieces of output columns: about 1e8 operations each, and at least
            8 when there are columns enough */
         double flops = (sym ? 1.0 : 2.0) * n * (double) m * cb;
-        int np = (int) ceil(flops / 1e8), most = m / 16 > 1 ? m / 16 : 1;
+        int np = (int) ceil(flops / 1e8);
         if (np < 8) np = 8;
         if (np > most) np = most;
-        int *cut = (int *) R_alloc((size_t) np + 1, sizeof(int));
         if (sym) {
             np = rlsc_triangle_pieces(m, np, 1, cut);
         } else {
@@ -191,6 +193,8 @@ static void kernel_fill(const kernel_spec *k, const double *x, int ldx, const in
             R_CheckUserInterrupt();
         }
     }
+    rlsc_scratch_free(held);
+    UNPROTECT(1);
     if (sym) rlsc_mirror_upper(out, n);
 }
 
@@ -241,11 +245,12 @@ SEXP rlsc_kernel_asymmetry(SEXP k)
    decomposed, and U = H [0; V].  `values` gets the n - 1 eigenvalues of the
    directions orthogonal to s, `vectors` the n x (n - 1) matrix U. */
 static void deflated_eigen(double *a, int n, const double *s, double sumw,
-                           double *values, double *vectors, int nth)
+                           double *values, double *vectors, int nth, SEXP held)
 {
     int m = n - 1, inc = 1;
     if (m == 0) return;
-    double *v = (double *) R_alloc(n, sizeof(double)), *p = (double *) R_alloc(n, sizeof(double));
+    double *v = (double *) rlsc_scratch(held, n, sizeof(double)),
+        *p = (double *) rlsc_scratch(held, n, sizeof(double));
     double snorm = sqrt(sumw), vv = 0.0, vp = 0.0;
     for (int i = 0; i < n; i++) v[i] = s[i] / snorm;
     v[0] += 1.0;                                   /* s > 0, so no cancellation */
@@ -314,13 +319,15 @@ SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP shift, SEXP 
     for (int i = 0; i < n; i++)
         if (pw[i] > 0.0) { np++; sumw += pw[i]; }
     if (np == 0) error("'w' must have a positive element");
-    int *rows = (int *) R_alloc(np, sizeof(int));
-    double *s = (double *) R_alloc(np, sizeof(double)), *wp = (double *) R_alloc(np, sizeof(double));
+    SEXP held = PROTECT(rlsc_scratch_new());
+    int *rows = (int *) rlsc_scratch(held, np, sizeof(int));
+    double *s = (double *) rlsc_scratch(held, np, sizeof(double)),
+        *wp = (double *) rlsc_scratch(held, np, sizeof(double));
     for (int i = 0, p = 0; i < n; i++)
         if (pw[i] > 0.0) { rows[p] = i; wp[p] = pw[i]; s[p] = sqrt(pw[i]); p++; }
 
     /* the kernel of the rows of positive weight */
-    double *a = (double *) R_alloc((size_t) np * np, sizeof(double));
+    double *a = (double *) rlsc_scratch(held, (size_t) np * np, sizeof(double));
     size_t work = 0;
     if (k.type == KERNEL_PRECOMPUTED) {
         for (int j = 0; j < np; j++) {
@@ -366,16 +373,17 @@ SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP shift, SEXP 
     SEXP values = PROTECT(allocVector(REALSXP, m));
     SEXP vectors = PROTECT(allocMatrix(REALSXP, np, m));
     if (icpt) {
-        deflated_eigen(a, np, s, sumw, REAL(values), REAL(vectors), nth);
+        deflated_eigen(a, np, s, sumw, REAL(values), REAL(vectors), nth, held);
     } else {
         rlsc_symmetric_eigen(a, np, REAL(values), REAL(vectors), nth);
     }
+    rlsc_scratch_free(held);
     const char *names[] = {"values", "vectors", "kbar", "kmax", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, values);
     SET_VECTOR_ELT(out, 1, vectors);
     SET_VECTOR_ELT(out, 2, kbar);
     SET_VECTOR_ELT(out, 3, ScalarReal(kmax));
-    UNPROTECT(4);
+    UNPROTECT(5);
     return out;
 }

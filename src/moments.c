@@ -319,6 +319,7 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
 
     const char *names[] = {"sumw", "xbar", "ybar", "sxx", "sxy", "xmax", ""};
     SEXP out = PROTECT(mkNamed(VECSXP, names));
+    SEXP held = PROTECT(rlsc_scratch_new());
     SET_VECTOR_ELT(out, 0, allocVector(REALSXP, 1));
     SET_VECTOR_ELT(out, 1, allocVector(REALSXP, d));
     SET_VECTOR_ELT(out, 2, allocVector(REALSXP, nt));
@@ -374,10 +375,10 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
         if (nchunk > total) nchunk = total;
         if (chunk_rows < m.nb_max) m.nb_max = chunk_rows;
         size_t sd = scratch_doubles(&m, 1);
-        double *scr = (double *) R_alloc(sd * (total > 1 ? nth : 1), sizeof(double));
-        double *buf = (double *) R_alloc((size_t) per_chunk * nchunk, sizeof(double));
-        double *dx = (double *) R_alloc((size_t) d + nt + 1, sizeof(double)), *dy = dx + d;
-        moment_acc *parts = (moment_acc *) R_alloc(nchunk, sizeof(moment_acc));
+        double *scr = (double *) rlsc_scratch(held, sd * (total > 1 ? nth : 1), sizeof(double));
+        double *buf = (double *) rlsc_scratch(held, (size_t) per_chunk * nchunk, sizeof(double));
+        double *dx = (double *) rlsc_scratch(held, (size_t) d + nt + 1, sizeof(double)), *dy = dx + d;
+        moment_acc *parts = (moment_acc *) rlsc_scratch(held, nchunk, sizeof(moment_acc));
         for (int c = 0; c < nchunk; c++) {
             double *at = buf + (size_t) per_chunk * c;
             parts[c].S = at;
@@ -388,7 +389,7 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
         }
         for (int c0 = 0; c0 < total; c0 += nchunk) {
             int c1 = c0 + nchunk < total ? c0 + nchunk : total;
-            if (per_chunk > 0)   /* no columns at all: R_alloc gave NULL */
+            if (per_chunk > 0)   /* (no columns at all: nothing to clear) */
                 memset(buf, 0, sizeof(double) * (size_t) per_chunk * (c1 - c0));
             int par = rlsc_parallel(nth, c1 - c0, block_work * (c1 - c0));
             RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
@@ -403,12 +404,13 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
             R_CheckUserInterrupt();
         }
     } else {
-        moment_scratch sc = carve_scratch(&m, (double *) R_alloc(scratch_doubles(&m, nth), sizeof(double)),
-                                          nth);
+        moment_scratch sc = carve_scratch(&m, (double *) rlsc_scratch(held, scratch_doubles(&m, nth),
+                                                                      sizeof(double)), nth);
         accumulate_rows(&m, &acc, 0, n, &sc, nth, 1);
     }
     if (full) rlsc_mirror_upper(acc.S, d);   /* dsyrk and the merges filled the upper triangle only */
     REAL(VECTOR_ELT(out, 0))[0] = acc.wtot;
-    UNPROTECT(1);
+    rlsc_scratch_free(held);
+    UNPROTECT(2);
     return out;
 }

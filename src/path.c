@@ -566,8 +566,10 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
 
     const double *pv = REAL(values), *pl = REAL(lambda);
 
+    SEXP held = PROTECT(rlsc_scratch_new());
+    int nprot = 1;
     /* the filters phi_k(lambda_l) (r x L) */
-    double *filt = (double *) R_alloc((size_t) r * nl + 1, sizeof(double));
+    double *filt = (double *) rlsc_scratch(held, (size_t) r * nl + 1, sizeof(double));
     for (int l = 0; l < nl; l++)
         for (int k = 0; k < r; k++) {
             double den = pv[k] + pl[l];
@@ -575,7 +577,6 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
         }
 
     SEXP omh = R_NilValue, fitted = R_NilValue, loo = R_NilValue;
-    int nprot = 0;
     if (kp) {
         omh = PROTECT(allocMatrix(REALSXP, n, nl));
         fitted = PROTECT(alloc3DArray(REALSXP, n, nt, nl));
@@ -662,11 +663,11 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
     size_t row_part = 3 * snb * snl + (cls ? 2 * snb * snl : 0) + 2 * snb * snl + snl;
     size_t col_part = 3 * snl * tb_max;
     int nrow_parts = single ? nth : npieces;
-    double *scratch = (double *) R_alloc(sd * nth, sizeof(double));
-    double *sscratch = (double *) R_alloc(ssum * nth, sizeof(double));
-    double *rbuf = (double *) R_alloc(row_part * nrow_parts + 1, sizeof(double));
-    double *cbuf = (double *) R_alloc(col_part * npieces + 1, sizeof(double));
-    piece_out *outs = (piece_out *) R_alloc(nrow_parts, sizeof(piece_out));
+    double *scratch = (double *) rlsc_scratch(held, sd * nth, sizeof(double));
+    double *sscratch = (double *) rlsc_scratch(held, ssum * nth, sizeof(double));
+    double *rbuf = (double *) rlsc_scratch(held, row_part * nrow_parts + 1, sizeof(double));
+    double *cbuf = (double *) rlsc_scratch(held, col_part * npieces + 1, sizeof(double));
+    piece_out *outs = (piece_out *) rlsc_scratch(held, nrow_parts, sizeof(piece_out));
     for (int p = 0; p < nrow_parts; p++) {
         double *at = rbuf + row_part * p;
         outs[p].rowsum = at;
@@ -680,7 +681,7 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
         outs[p].colsum = cbuf + col_part * p;
     }
     size_t per_block = 3 * snl * NLOSS + snl;
-    double *sums = (double *) R_alloc(per_block * per_round + 1, sizeof(double));
+    double *sums = (double *) rlsc_scratch(held, per_block * per_round + 1, sizeof(double));
 
     for (int b0 = 0; b0 < nrb; b0 += per_round) {
         int b1 = b0 + per_round < nrb ? b0 + per_round : nrb, np = (b1 - b0) * ncb;
@@ -726,6 +727,7 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
         }
         R_CheckUserInterrupt();
     }
+    rlsc_scratch_free(held);
     if (nt == 1) {   /* the one column's squared error is the average over the columns */
         memcpy(aw + snl * NLOSS, aw + snl * LOSS_SQ, sizeof(double) * snl);
         memcpy(am + snl * NLOSS, am + snl * LOSS_SQ, sizeof(double) * snl);

@@ -27,6 +27,7 @@ SEXP rlsc_project(SEXP x, SEXP shift, SEXP center, SEXP v, SEXP threads)
     int nth = rlsc_thread_count(threads);
 
     SEXP out = PROTECT(allocMatrix(REALSXP, n, r));
+    SEXP held = PROTECT(rlsc_scratch_new());
     if (n > 0 && r > 0) {
         const double *px = REAL(x), *pc = REAL(center), *pv = REAL(v);
         const double *ps = isNull(shift) ? NULL : REAL(shift);
@@ -42,7 +43,7 @@ SEXP rlsc_project(SEXP x, SEXP shift, SEXP center, SEXP v, SEXP threads)
             double want = 2e8 * nth / block_flops;
             int per_round = want < 2 * nth ? 2 * nth : want > nblocks ? nblocks : (int) want;
             if (per_round > nblocks) per_round = nblocks;
-            double *buf = (double *) R_alloc((size_t) nb_max * d * nth, sizeof(double));
+            double *buf = (double *) rlsc_scratch(held, (size_t) nb_max * d * nth, sizeof(double));
             for (int b0 = 0; b0 < nblocks; b0 += per_round) {
                 int b1 = b0 + per_round < nblocks ? b0 + per_round : nblocks;
                 int par = rlsc_parallel(nth, b1 - b0, 2.0 * (b1 - b0) * nb_max * (double) d * r);
@@ -63,7 +64,8 @@ SEXP rlsc_project(SEXP x, SEXP shift, SEXP center, SEXP v, SEXP threads)
             }
         }
     }
-    UNPROTECT(1);
+    rlsc_scratch_free(held);
+    UNPROTECT(2);
     return out;
 }
 

@@ -49,6 +49,13 @@ SEXP rlsc_softmax_map(SEXP f, SEXP code, SEXP own, SEXP w, SEXP theta, SEXP slop
 SEXP rlsc_thread_info(void);
 SEXP rlsc_blas_set_threads(SEXP n);
 
+/* scratch.c: a call's scratch memory outside R's heap (malloc), freed by
+   rlsc_scratch_free() or, after a jump out of the call, by the holder's
+   finalizer */
+SEXP rlsc_scratch_new(void);
+void *rlsc_scratch(SEXP holder, size_t count, size_t size);
+void rlsc_scratch_free(SEXP holder);
+
 /* util.c: argument checks that raise R errors instead of crashing, row-block
    sizes, and the mirror of a triangle */
 void rlsc_check_double_matrix(SEXP x, const char *name, int *nrow, int *ncol);
@@ -85,8 +92,8 @@ int rlsc_block_rows(int n, double per_row, double budget);
 int rlsc_parallel_block_rows(int n, double per_row, double budget);
 
 /* Count work done in a long loop and answer interrupts every 2^24 units (a
-   fraction of a second); a jump out is safe where scratch comes from R_alloc
-   and every allocation is protected. */
+   fraction of a second); a jump out is safe where scratch comes from
+   rlsc_scratch() and every allocation is protected. */
 static inline void rlsc_tick(size_t *work, size_t add)
 {
     *work += add;
