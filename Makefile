@@ -109,7 +109,7 @@ bench-engines: deps
 # one core, so VALGRIND_JOBS processes (one per core, at most 4) share the
 # test files (scripts/valgrind-tests.R: each takes the next file left), each
 # with its log, valgrind-<job>.log; testthat's parallel workers would run
-# outside valgrind.  Takes about 20-25 minutes on two cores (the fuzz test
+# outside valgrind.  Takes about 30 minutes on two cores (the fuzz test
 # runs 60 of its problems there, not 200, and the combination matrix 40
 # random cells, not its pairs).
 # Only definite leaks count as errors: cli's timer thread (loaded by testthat)

@@ -6,7 +6,7 @@
 # to 130 s each on 2026-11-27, of 3400 s for all 48), the rest largest
 # first, so that no process is left with a long file at the end.  valgrind
 # runs a process on one core (it serializes threads): one process ran the
-# suite in 40-46 minutes, two on two cores in 30 (busy with other work).
+# suite in 40-46 minutes, two on two cores in 29-30.
 #
 # Run from tests/: R -d valgrind -f ../scripts/valgrind-tests.R --args <claims>
 # Fails (status 1) when a test fails; valgrind's own errors set its exit code.
