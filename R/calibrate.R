@@ -100,7 +100,15 @@ each_heldout <- function(engines, data, grid, nfold, cw, visit) {
       code = unlist(lapply(parts, function(p) class_codes(p$y))),
       w = unlist(lapply(parts, function(p) observation_weights(p$weights, p$y, cw))),
       fold = rep(seq_along(parts), vapply(parts, function(p) length(p$weights), 1L)), nfold = length(parts))
-    f <- do.call(rbind, lapply(parts, function(p) matrix(p$loo, nrow(p$loo))))   # n x (T x lambdas)
+    # n x (T x lambdas), each fold's rows filled in place (a matrix() of
+    # each fold's values and their rbind() copied every value twice)
+    f <- matrix(0, length(rows$fold), nt * length(b))
+    at <- 0L
+    for (p in parts) {
+      k <- nrow(p$loo)
+      if (k) f[at + seq_len(k), ] <- p$loo
+      at <- at + k
+    }
     for (j in seq_along(b)) visit(b[j], c(list(f = f[, (j - 1L) * nt + seq_len(nt), drop = FALSE]), rows))
   }
 }
