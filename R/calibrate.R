@@ -270,12 +270,13 @@ column_spreads <- function(dev, w) {
 # bounds, with backtracking; stops when the projected gradient vanishes or
 # the Newton step's promised decrease is below the loss's rounding.
 newton_bounded <- function(objective, theta, bounded, tol, maxit = 200L) {
-  projected <- function(theta, grad) max(abs(grad[!(bounded & theta <= 0 & grad > 0)]), 0)
+  held_at <- function(theta, grad) bounded & theta <= 0 & grad > 0
+  projected <- function(theta, grad) max(abs(grad[!held_at(theta, grad)]), 0)
   theta[which(bounded & theta < 0)] <- 0
   cur <- objective(theta, hessian = TRUE)
   for (it in seq_len(maxit)) {
-    held <- bounded & theta <= 0 & cur$grad > 0
-    if (projected(theta, cur$grad) < tol) break
+    held <- held_at(theta, cur$grad)
+    if (max(abs(cur$grad[!held]), 0) < tol) break
     free <- which(!held)
     h <- cur$hess[free, free, drop = FALSE]
     ridge <- 1e-12 * max(abs(diag(h)), 1e-300)

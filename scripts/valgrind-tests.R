@@ -24,8 +24,7 @@ local({
              "test-parsnip.R", "test-engine.R", "test-combinations.R", "test-bands-kernel.R",
              "test-kfold.R")
   files <- list.files("testthat", "^test-.*\\.R$")
-  files <- files[order(-(match(files, first, nomatch = 0L) > 0),
-                       match(files, first), -file.size(file.path("testthat", files)))]
+  files <- files[order(match(files, first), -file.size(file.path("testthat", files)))]   # (NA last)
   failed <- character()
   for (f in files) {
     if (!dir.create(file.path(claims, f), showWarnings = FALSE)) next
