@@ -34,6 +34,10 @@
 # floor's calls alternated; in each run a call is repeated for a quarter of
 # a second (per_call() in shapes.R): the small shapes' single calls were
 # within the timer's resolution and swung 3-fold with what ran before them.
+# paired_vs_floor, the median of each run's rlsc over that run's floor, is
+# the ratio to read on a machine whose speed drifts: there the same BLAS
+# call took 0.075 s for some seconds and 0.115 s for the next, and a ratio
+# of medians taken minutes apart moved by 20-30% between runs.
 #
 # Run from the repository root with rlsc installed (make bench-floor, about
 # 8 minutes with OpenBLAS, 27 with the reference BLAS); under OpenBLAS:
@@ -117,9 +121,15 @@ for (s in bench_shapes) {
   floor_s <- sum(m[c("gram", "eigen", "basis", "lev", "fitted")], na.rm = TRUE)
   cal_s <- sum(m[c("fold_gram", "fold_eigen", "heldout")])
   whole <- sum(floor_s, cal_s, na.rm = TRUE)   # with the calibration's, for classes
+  # each run's floor (with the calibration's, for classes), for paired ratios
+  run_floor <- rowSums(t[, c("gram", "eigen", "basis", "lev", "fitted"), drop = FALSE], na.rm = TRUE)
+  run_whole <- run_floor + rowSums(t[, c("fold_gram", "fold_eigen", "heldout"), drop = FALSE], na.rm = TRUE)
+  paired <- t[, "rlsc"] / run_whole
   rows[[length(rows) + 1L]] <- data.frame(
     shape = shape_label(s), mode = fit$form, L = nl, T = nt, rlsc_s = m[["rlsc"]], floor_s = floor_s,
-    cal_floor_s = cal_s, vs_floor = m[["rlsc"]] / whole, no_prob_vs_floor = m[["no_prob"]] / floor_s,
+    cal_floor_s = cal_s, vs_floor = m[["rlsc"]] / whole, paired_vs_floor = median(paired),
+    paired_range = paste(format(range(paired), digits = 3), collapse = "-"),
+    no_prob_vs_floor = m[["no_prob"]] / floor_s,
     fixed_s = m[["fixed"]], beyond_fixed = (m[["rlsc"]] - m[["fixed"]]) / whole,
     gram_s = m[["gram"]], eigen_s = m[["eigen"]],
     basis_s = m[["basis"]], lev_s = m[["lev"]], fitted_s = m[["fitted"]])
@@ -148,9 +158,12 @@ for (k in seq_len(reps)) {
 }
 m <- apply(t, 2, med)
 floor_s <- sum(m[-1])
+paired <- t[, "rlsc"] / rowSums(t[, -1, drop = FALSE])
 rows[[length(rows) + 1L]] <- data.frame(
   shape = "RBF n=2000, 5 sigma", mode = "kernel", L = nl, T = 1L, rlsc_s = m[["rlsc"]],
-  floor_s = floor_s, cal_floor_s = NA_real_, vs_floor = m[["rlsc"]] / floor_s, no_prob_vs_floor = NA_real_, fixed_s = NA_real_,
+  floor_s = floor_s, cal_floor_s = NA_real_, vs_floor = m[["rlsc"]] / floor_s, paired_vs_floor = median(paired),
+  paired_range = paste(format(range(paired), digits = 3), collapse = "-"),
+  no_prob_vs_floor = NA_real_, fixed_s = NA_real_,
   beyond_fixed = NA_real_, gram_s = m[["gram"]],
   eigen_s = m[["eigen"]],
   basis_s = NA_real_, lev_s = m[["lev"]], fitted_s = m[["fitted"]])
@@ -158,7 +171,8 @@ rows[[length(rows) + 1L]] <- data.frame(
 print_rows(rows)
 cat("\nvs_floor = rlsc seconds / floor seconds (target <= 1.3); floor = gram + eigen + basis + lev +",
     "fitted,\neach BLAS call timed alone (kernel: gram = the kernel matrices; 5 of each); medians of",
-    reps, "runs.\nClasses: the fit calibrates probabilities on 5-fold held-out values at 13 lambdas;",
+    reps, "runs.\npaired_vs_floor: the median of each run's rlsc / that run's floor (the run's calls",
+    "timed within seconds\nof each other), paired_range their range.\nClasses: the fit calibrates probabilities on 5-fold held-out values at 13 lambdas;",
     "its floor adds\ncal_floor_s (each fold's Gram, eigen() of its training Gram, its held-out rows",
     "times coefficients).\nno_prob_vs_floor: the fit with calibration_folds = 0, no probabilities,",
     "against floor_s alone.\nfixed_s: the same fit (form, grid, response) of a few rows and columns",
