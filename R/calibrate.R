@@ -126,6 +126,7 @@ nearest_map <- function(at, maps, lambda) {
 # so the interpolated one never saw a row's own label either.
 interpolated_map <- function(path, lambda) {
   at <- path$lambda
+  if (!any(at > 0)) return(path$maps[[1L]])   # a grid of lambda = 0 alone: its one map
   pos <- log(at)
   if (any(at == 0)) {
     positive <- pos[at > 0]
@@ -314,7 +315,7 @@ newton_bounded <- function(objective, theta, bounded, tol, maxit = 200L) {
 
 # Each class's own decision value (n x k): its one-vs-all column, or for two
 # classes 0 and the one column.
-own_values <- function(f, k) if (k == 2L) cbind(0, f[, 1L]) else f
+own_values <- function(f, k) if (k == 2L) cbind(numeric(nrow(f)), f[, 1L]) else f
 
 log_sum_exp <- function(eta) {
   top <- eta[cbind(seq_len(nrow(eta)), max.col(eta, "first"))]

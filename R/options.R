@@ -28,10 +28,13 @@ check_fit_args <- function(args, data) {
   }
   weights <- if (!chunks) check_weights(args$weights, n)
   class_weights <- class_weight_of(args$class_weights, resp, data, if (!chunks) coded$y)
+  if (resp$type == "classification") {
+    check_classes_weighted(resp$classes, class_weights, weights, if (!chunks) class_codes(coded$y))
+  }
   if (intercept && !chunks) {
-    check_weight_share(if (is.null(class_weights)) weights else {
-      weights * class_weights[class_codes(coded$y)]
-    })
+    if (is.null(class_weights)) check_weight_share(weights) else {
+      check_weight_share(weights * class_weights[class_codes(coded$y)], "`weights` times `class_weights`")
+    }
   }
   nlambda <- check_count(args$nlambda, "nlambda")
   lambda <- check_lambda(args$lambda)
@@ -283,13 +286,13 @@ check_weights <- function(weights, n) {
 # weight, w_i / sum(w): a share within 1e-6 of 1 (the threshold at which a LOO
 # value of the direct form is undefined, src/path.c) leaves that observation
 # without a LOO value at every lambda, and no lambda helps.
-check_weight_share <- function(weights) {
+check_weight_share <- function(weights, what = "`weights`") {
   i <- which.max(weights)
   total <- sum(weights)
   rest <- (total - weights[i]) / total   # no copy of the weights, but cancels:
   if (rest <= 2e-6) rest <- sum(weights[-i]) / total   # exactly where it decides
   if (rest <= 1e-6) {
-    stop_arg("`weights` must leave more than 1e-6 of their total to the other observations ",
+    stop_arg(what, " must leave more than 1e-6 of their total to the other observations ",
              "when there is an intercept, not ", format(rest, digits = 3), ": observation ", i,
              " has the rest, so its leverage is 1 and its leave-one-out value undefined at ",
              "every `lambda`")
@@ -328,6 +331,25 @@ as_design <- function(x, arg = "x") {
   x <- methods::as(methods::as(methods::as(x, "dMatrix"), "generalMatrix"), "CsparseMatrix")
   if (!all_finite(x@x)) stop_arg("`", arg, "` must not contain NA, NaN or Inf values")
   x
+}
+
+# A classification fit needs rows of at least two classes with positive
+# weight: with one class alone every one-vs-all column is constant, and the
+# fit would report a perfect classifier.  The error names what took the
+# other classes' weight: `class_weights`, or `weights` (data in memory).  A
+# chunk source's observation weights come with its rows, in the passes;
+# here each of its classes has rows (the pre-scan dropped empty ones).
+check_classes_weighted <- function(classes, class_weights, weights = NULL, codes = NULL) {
+  k <- length(classes)
+  by_class <- if (is.null(codes)) rep(1, k) else {
+    as.vector(tapply(weights, factor(codes, levels = seq_len(k)), sum, default = 0))
+  }
+  left <- by_class * (class_weights %||% 1) > 0
+  if (sum(left) >= 2L) return(invisible())
+  culprit <- if (!is.null(class_weights) && sum(by_class > 0) >= 2L) "`class_weights`" else "`weights`"
+  stop_arg(culprit, " leave ", if (any(left)) paste("only class", name_list(classes[left])) else "no class",
+           " with positive weight: a classification fit needs rows of at least 2 classes that weigh ",
+           "more than 0")
 }
 
 # `class_weights`: "balanced" (each class weighs n / (K n_k), as scikit-learn's)

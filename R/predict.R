@@ -38,7 +38,10 @@
 #' Platt's method, \eqn{p = plogis(a + b f)}, \eqn{b \ge 0}). The map is
 #' fitted, with Platt's targets \eqn{(N_k + 1)/(N_k + 2)} in place of 1 (the
 #' rest shared by the other classes) and the observation weights (not the
-#' class weights), on **exact K-fold held-out decision values**: each row's
+#' class weights: the probabilities are those of the classes as they occur;
+#' but a class whose class weight is 0 is left out of the fit and of the
+#' map, and its probability is near 0), on **exact K-fold held-out decision
+#' values**: each row's
 #' value from the model fitted without its fold, from the same factorization
 #' machinery as `cv = K` (no refits), so the map never sees the label of a
 #' row through that row's own decision value. (LOO values would not do: at
@@ -46,9 +49,14 @@
 #' map fitted on them learns that.) The folds are the fit's own for `cv = K`
 #' or `foldid`, else `calibration_folds` folds stratified by class (a chunk
 #' source's rows take the folds in turn within each chunk). The maps are
-#' fitted when fitting, at `lambda_min` and `lambda_1se`, and stored in the
-#' fit (`fit$calibration`): `predict()` only applies them, and other values
-#' of `lambda` are an error. Each row of probabilities sums to 1.
+#' fitted when fitting, at `lambda_min`, `lambda_1se` and about 11 values
+#' spread along the grid, and stored in the fit (`fit$calibration`):
+#' `predict()` only applies them. At another `lambda` the parameters of the
+#' two nearest maps are interpolated linearly in \eqn{\log\lambda} (each
+#' map fitted on held-out values, so the interpolated one never saw a row's
+#' label either); with `per_response = TRUE`, a `lambda` per response column
+#' other than the chosen ones is an error. Each row of probabilities sums
+#' to 1.
 #'
 #' **Standard errors** (`se.fit = TRUE`, regression) are those of the fitted
 #' mean at the new rows under the ridge model with the design fixed, \eqn{y_i

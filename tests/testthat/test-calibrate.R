@@ -295,6 +295,23 @@ test_that("the map is stored at fit time: predict() applies it, at lambda_min an
   expect_error(loo_predict(fit, type = "prob"), "`type` = \"prob\" needs a classification fit")
 })
 
+test_that("probabilities of no rows, and of a grid of lambda = 0 alone", {
+  # two classes: Platt's map of one column took 0 rows for 1 (cbind(0, ...))
+  two <- rlsc(am ~ wt + hp, data = transform(mtcars, am = factor(am)))
+  none <- expect_silent(predict(two, transform(mtcars, am = factor(am))[0, ], type = "prob"))
+  expect_identical(dim(none), c(0L, 2L))
+  expect_identical(colnames(none), c("0", "1"))
+  three <- rlsc(Species ~ ., data = iris)
+  expect_identical(dim(predict(three, iris[0, ], type = "prob")), c(0L, 3L))
+  # a grid of lambda = 0 alone has one map, which serves every lambda
+  # (the interpolation took the smallest positive lambda of none: a warning)
+  zero <- rlsc(Species ~ ., data = iris, lambda = 0)
+  expect_length(zero$calibration$path$maps, 1L)
+  p <- expect_silent(predict(zero, iris[c(1, 51, 101), ], type = "prob", lambda = 2))
+  expect_equal(unname(p), ref_map_prob(zero$calibration$path$maps[[1L]],
+                                       predict(zero, iris[c(1, 51, 101), ], lambda = 2)), tolerance = 1e-12)
+})
+
 test_that("K-fold fits calibrate on their own folds; chunks equal memory; kernels and weights", {
   x <- as.matrix(iris[, 1:4])
   folds <- rep(1:4, length.out = 150)

@@ -114,6 +114,32 @@ test_that("class_weights multiply the observation weights", {
   expect_error(rlsc(x, as.numeric(y), class_weights = "balanced"), "`class_weights` needs a classification fit")
 })
 
+test_that("weights that leave one class alone are an error that names them, for every source", {
+  x <- as.matrix(iris[, 1:4])
+  y <- iris$Species
+  tail <- " with positive weight: a classification fit needs rows of at least 2 classes that weigh more than 0$"
+  # (fitted, one class alone made every one-vs-all column constant: a
+  # "perfect" classifier with a LOO misclassification of 0)
+  expect_error(rlsc(x, y, class_weights = c(setosa = 0, versicolor = 0)),
+               paste0("^`class_weights` leave only class `virginica`", tail))
+  expect_error(rlsc(x, y, class_weights = c(setosa = 0, versicolor = 0, virginica = 0)),
+               paste0("^`class_weights` leave no class", tail))
+  expect_error(rlsc(x, y, weights = ifelse(y == "setosa", 1, 0)), paste0("^`weights` leave only class `setosa`", tail))
+  two <- droplevels(y[1:100])
+  expect_error(rlsc(x[1:100, ], two, weights = rep(c(1, 0), each = 50)),
+               paste0("^`weights` leave only class `setosa`", tail))
+  expect_error(rlsc(x[1:100, ], two, class_weights = c(versicolor = 0), cv = 5),
+               paste0("^`class_weights` leave only class `setosa`", tail))
+  expect_error(rlsc(chunk_matrix(x, y, chunk_rows = 50), class_weights = c(setosa = 0, versicolor = 0)),
+               paste0("^`class_weights` leave only class `virginica`", tail))
+  # one class of a dominant row: the share message names the product
+  expect_error(rlsc(x[1:90, ], factor(c("a", rep("b", 89))), class_weights = c(b = 1e-12)),
+               "^`weights` times `class_weights` must leave more than 1e-6 of their total")
+  # two classes left of three fit, as the same fit with those rows' weights 0
+  left <- rlsc_short(x, y, class_weights = c(setosa = 0), lambda = c(1, 0.1))
+  expect_equal(coef(left), coef(rlsc_short(x, y, weights = ifelse(y == "setosa", 0, 1), lambda = c(1, 0.1))))
+})
+
 test_that("a criterion function that fails or returns the wrong length is a clear error", {
   d <- make_data(20, 2, seed = 313)
   expect_error(rlsc(d$x, d$y, criterion = function(y, pred, weights) c(1, 2)),
