@@ -49,7 +49,7 @@ dual_engine <- function(kernel, rows, intercept, scale = NULL) {
   floor <- if (kernel$name == "linear") linear_floor(origin$mom, max(length(pos), ncol(x)), scale) else 0
   noise <- max(floor, kernel_noise(eig$kmax, w[pos]))
   if (kernel$name == "linear") check_underflow(eig$values, origin$mom)
-  kept <- kept_directions(structural_zeros(eig$values, kernel, ncol(x)), length(pos), floor, noise)
+  kept <- kept_directions(eig$values, length(pos), floor, noise)
   keep <- kept$keep
   values <- eig$values[keep]
   n <- nrow(y)
@@ -159,19 +159,6 @@ kernel_origin <- function(kernel, x, y, w, intercept) {
   ybar <- if (intercept) ymom$ybar else numeric(ncol(y))
   list(shift = if (moved) mom$shift, center = if (moved) mom$xbar, yshift = yshift, ybar = ybar,
        mom = mom)
-}
-
-# The linear kernel of d columns has rank d at most: beyond the d largest,
-# its eigenvalues (m of m rows, m - 1 centered by an intercept) are zero by
-# construction, rounding of no direction of the data, and set to 0 here so
-# that dropping them is no loss worth a warning (at lambda = 0 the fit is
-# then least squares itself, as the primal form's).  Fewer than d
-# directions kept still count.
-structural_zeros <- function(values, kernel, d) {
-  zeros <- length(values) - d
-  if (kernel$name != "linear" || zeros <= 0) return(values)
-  values[order(values)[seq_len(zeros)]] <- 0
-  values
 }
 
 # x[rows, ], but x itself when `rows` (increasing, as which() gives them) are

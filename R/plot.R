@@ -567,21 +567,33 @@ autoplot.rlsc <- function(object, ...) {
   marks <- data.frame(x = lambda_x(c(object$lambda_min, object$lambda_1se), path$lambda),
                       which = rep(c("lambda_min", "lambda_1se"), each = length(object$lambda_min)))
   pos <- path[path$lambda > 0, ]
-  span <- range(log10(pos$lambda))
-  breaks <- pretty(span)
-  breaks <- breaks[breaks >= span[1L] - 1e-8 & breaks <= span[2L] + 1e-8]
+  breaks <- numeric()
+  if (nrow(pos)) {
+    span <- range(log10(pos$lambda))
+    breaks <- pretty(span)
+    breaks <- breaks[breaks >= span[1L] - 1e-8 & breaks <= span[2L] + 1e-8]
+  }
   labels <- format(breaks, trim = TRUE)
   if (any(path$lambda == 0)) {   # log10(0)
     breaks <- c(zero_x(path$lambda), breaks)
     labels <- c("-Inf", labels)
   }
+  # the standard errors where there are some (GCV has none), a line where
+  # there are two points to join, the lone points as points (each of these
+  # drawn on nothing was a warning of ggplot2's or of min() and max())
+  has_se <- any(is.finite(path$se))
+  alone <- path[path$lambda == 0 | nrow(pos) == 1L, ]
+  bars <- ggplot2::aes(ymin = .data$cvm - .data$se, ymax = .data$cvm + .data$se)
   ggplot2::ggplot(path, ggplot2::aes(x = .data$x, y = .data$cvm)) +
-    ggplot2::geom_ribbon(data = pos, ggplot2::aes(ymin = .data$cvm - .data$se,
-                                                  ymax = .data$cvm + .data$se, fill = "\u00b1 1 SE"),
-                         alpha = 0.35) +
-    ggplot2::geom_line(data = pos) +
-    ggplot2::geom_pointrange(data = path[path$lambda == 0 | nrow(path) == 1L, ],
-                             ggplot2::aes(ymin = .data$cvm - .data$se, ymax = .data$cvm + .data$se)) +
+    list(
+      if (has_se && nrow(pos) > 1L) {
+        ggplot2::geom_ribbon(data = pos, ggplot2::aes(ymin = .data$cvm - .data$se,
+                                                      ymax = .data$cvm + .data$se, fill = "\u00b1 1 SE"),
+                             alpha = 0.35)
+      },
+      if (nrow(pos) > 1L) ggplot2::geom_line(data = pos),
+      if (has_se) ggplot2::geom_pointrange(data = alone, bars) else ggplot2::geom_point(data = alone)
+    ) +
     ggplot2::geom_vline(data = marks, ggplot2::aes(xintercept = .data$x, colour = .data$which),
                         linetype = 2) +
     ggplot2::scale_x_continuous(breaks = breaks, labels = labels) +

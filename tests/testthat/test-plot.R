@@ -63,6 +63,25 @@ test_that("autoplot() builds a ggplot with the band in its legend and lambda = 0
   expect_identical(unname(built$plot$scales$get_scales("fill")$get_labels()), "\u00b1 1 SE")
 })
 
+test_that("autoplot() of GCV, of lambda = 0 alone and of one lambda draws without a warning", {
+  skip_if_not_installed("ggplot2")
+  # (GCV has no standard errors: its band and bars warned from ggplot2; a grid
+  # without a positive lambda took the range of none; one lambda, a line of
+  # one point)
+  layers <- function(p) vapply(p$layers, function(l) class(l$geom)[1L], "")
+  expect_no_warning(gcv <- ggplot2::autoplot(rlsc(mpg ~ ., data = mtcars, cv = "gcv")))
+  expect_no_warning(built <- ggplot2::ggplot_build(gcv))
+  expect_false(any(c("GeomRibbon", "GeomPointrange") %in% layers(gcv)))
+  expect_true(all(is.finite(built$data[[1L]]$y)))
+  expect_no_warning(zero <- ggplot2::autoplot(rlsc(mpg ~ ., data = mtcars, lambda = 0)))
+  expect_no_warning(built <- ggplot2::ggplot_build(zero))
+  expect_identical(built$layout$panel_params[[1]]$x$get_labels(), "-Inf")
+  fit <- suppressWarnings(rlsc(mpg ~ ., data = mtcars, lambda = 2))   # (lambda_min at the grid's top)
+  expect_no_warning(one <- ggplot2::autoplot(fit))
+  expect_no_warning(ggplot2::ggplot_build(one))
+  expect_identical(layers(one), c("GeomPointrange", "GeomVline"))
+})
+
 test_that("plot(type = \"coef\") draws one column and says when there is none", {
   set.seed(1)
   x <- rnorm(30)

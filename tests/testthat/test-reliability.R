@@ -123,20 +123,6 @@ test_that("lambda = 0 with directions dropped as numerically zero warns: nearly 
   m <- lm(d$y ~ d$x)
   expect_equal(unname(d$y - loo_predict(fit, 0)), unname(residuals(m) / (1 - hatvalues(m))),
                tolerance = 1e-10)
-  # ... and in the dual form of more rows than columns, whose kernel's
-  # eigenvalues beyond the third are zero by construction, not collinearity
-  # (they warned), with and without an intercept
-  for (icpt in c(TRUE, FALSE)) {
-    res <- fit_warnings(rlsc(d$x, d$y, lambda = c(1, 0), mode = "dual", intercept = icpt))
-    expect_false(any(grepl("may be inaccurate", res$warnings)), info = icpt)
-    m <- if (icpt) lm(d$y ~ d$x) else lm(d$y ~ d$x - 1)
-    expect_equal(unname(d$y - loo_predict(res$value, 0)), unname(residuals(m) / (1 - hatvalues(m))),
-                 tolerance = 1e-10)
-  }
-  # a column that is the sum of two others still warns there: rank 3 of 4 columns
-  x4 <- cbind(d$x, d$x[, 1] + d$x[, 2])
-  res <- fit_warnings(rlsc(x4, d$y, lambda = c(1, 0), mode = "dual"))
-  expect_true(any(grepl("at `lambda` = 0 the directions dropped", res$warnings, fixed = TRUE)))
 })
 
 test_that("y of 1e150 and 1e-130 has the criteria and standard errors of y, scaled (no overflow to Inf or 0)", {
