@@ -7,7 +7,8 @@
 #' exact LOO criterion), `std.error`, `conf.low` and `conf.high` (one standard
 #' error either side). `glance()` gives one row: `lambda_min`, `lambda_1se`,
 #' `nobs` (as [nobs()]: observations of positive weight), `criterion` and its
-#' value at `lambda_min`. `augment()` adds `.fitted`, `.loo` and `.resid` at
+#' value at `lambda_min`; with `per_response = TRUE` one row per response
+#' column, whose lambda its own squared error chose (`criterion` `"mse"`). `augment()` adds `.fitted`, `.loo` and `.resid` at
 #' one \eqn{\lambda} to the data (the model frame for a formula fit), with
 #' `.class` and `.loo_class` for classification; several response columns get
 #' one column each, suffixed by the column or class name. With `newdata`, as
@@ -49,6 +50,14 @@ tidy.rlsc <- function(x, ...) {
 #' @exportS3Method generics::glance
 glance.rlsc <- function(x, ...) {
   check_no_dots(...)
+  if (isTRUE(x$per_response)) {
+    # each column's lambda chosen by its own squared error (print()'s table);
+    # the fit's criterion at each column's index was another number, labelled
+    # as if it had chosen
+    tab <- selection_table(x)
+    return(data.frame(lambda_min = x$lambda_min, lambda_1se = x$lambda_1se, nobs = nobs(x),
+                      criterion = "mse", estimate = tab$mse, row.names = rownames(tab)))
+  }
   data.frame(lambda_min = x$lambda_min, lambda_1se = x$lambda_1se, nobs = nobs(x),
              criterion = x$criterion, estimate = x$cvm[x$index_min])
 }
