@@ -8,7 +8,8 @@
 #' error either side). `glance()` gives one row: `lambda_min`, `lambda_1se`,
 #' `nobs` (as [nobs()]: observations of positive weight), `criterion` and its
 #' value at `lambda_min`; with `per_response = TRUE` one row per response
-#' column, whose lambda its own squared error chose (`criterion` `"mse"`). `augment()` adds `.fitted`, `.loo` and `.resid` at
+#' column, whose lambda its own squared error chose (`criterion` `"mse"`).
+#' `augment()` adds `.fitted`, `.loo` and `.resid` at
 #' one \eqn{\lambda} to the data (the model frame for a formula fit), with
 #' `.class` and `.loo_class` for classification; several response columns get
 #' one column each, suffixed by the column or class name. With `newdata`, as
