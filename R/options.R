@@ -336,17 +336,21 @@ as_design <- function(x, arg = "x") {
 # A classification fit needs rows of at least two classes with positive
 # weight: with one class alone every one-vs-all column is constant, and the
 # fit would report a perfect classifier.  The error names what took the
-# other classes' weight: `class_weights`, or `weights` (data in memory).  A
-# chunk source's observation weights come with its rows, in the passes;
-# here each of its classes has rows (the pre-scan dropped empty ones).
+# other classes' weight: `weights` (data in memory), `class_weights`, or
+# both.  A chunk source's observation weights come with its rows, in the
+# passes, and are not checked here (its class weights are); each of its
+# classes has rows (the pre-scan dropped empty ones).
 check_classes_weighted <- function(classes, class_weights, weights = NULL, codes = NULL) {
   k <- length(classes)
-  by_class <- if (is.null(codes)) rep(1, k) else {
-    as.vector(tapply(weights, factor(codes, levels = seq_len(k)), sum, default = 0))
+  weighed <- if (is.null(codes)) rep(TRUE, k) else {
+    as.vector(tapply(weights, factor(codes, levels = seq_len(k)), sum, default = 0)) > 0
   }
-  left <- by_class * (class_weights %||% 1) > 0
+  left <- weighed & (class_weights %||% 1) > 0
   if (sum(left) >= 2L) return(invisible())
-  culprit <- if (!is.null(class_weights) && sum(by_class > 0) >= 2L) "`class_weights`" else "`weights`"
+  by_class_weights <- any(weighed & !left)   # classes that only the class weights took
+  culprit <- if (!by_class_weights) "`weights`" else if (all(weighed)) "`class_weights`" else {
+    "`weights` and `class_weights`"
+  }
   stop_arg(culprit, " leave ", if (any(left)) paste("only class", name_list(classes[left])) else "no class",
            " with positive weight: a classification fit needs rows of at least 2 classes that weigh ",
            "more than 0")

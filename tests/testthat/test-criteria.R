@@ -114,7 +114,7 @@ test_that("class_weights multiply the observation weights", {
   expect_error(rlsc(x, as.numeric(y), class_weights = "balanced"), "`class_weights` needs a classification fit")
 })
 
-test_that("weights that leave one class alone are an error that names them, for every source", {
+test_that("weights that leave one class alone are an error that names them", {
   x <- as.matrix(iris[, 1:4])
   y <- iris$Species
   tail <- " with positive weight: a classification fit needs rows of at least 2 classes that weigh more than 0$"
@@ -132,6 +132,11 @@ test_that("weights that leave one class alone are an error that names them, for 
                paste0("^`class_weights` leave only class `setosa`", tail))
   expect_error(rlsc(chunk_matrix(x, y, chunk_rows = 50), class_weights = c(setosa = 0, versicolor = 0)),
                paste0("^`class_weights` leave only class `virginica`", tail))
+  # both together: each took a class
+  expect_error(rlsc(x, y, weights = ifelse(y == "setosa", 0, 1), class_weights = c(versicolor = 0)),
+               paste0("^`weights` and `class_weights` leave only class `virginica`", tail))
+  expect_error(rlsc(x, y, weights = ifelse(y == "setosa", 1, 0), class_weights = c(setosa = 0)),
+               paste0("^`weights` and `class_weights` leave no class", tail))
   # one class of a dominant row: the share message names the product
   expect_error(rlsc(x[1:90, ], factor(c("a", rep("b", 89))), class_weights = c(b = 1e-12)),
                "^`weights` times `class_weights` must leave more than 1e-6 of their total")

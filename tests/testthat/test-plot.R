@@ -63,6 +63,25 @@ test_that("autoplot() builds a ggplot with the band in its legend and lambda = 0
   expect_identical(unname(built$plot$scales$get_scales("fill")$get_labels()), "\u00b1 1 SE")
 })
 
+test_that("autoplot() of a per_response fit draws each column's own squared error and lambdas", {
+  skip_if_not_installed("ggplot2")
+  # (it drew the fit's misclassification curve with every class's lambdas on
+  # it, none of them named)
+  fit <- rlsc(Species ~ ., data = iris, per_response = TRUE)
+  p <- ggplot2::autoplot(fit)
+  expect_identical(p$labels$y, "mean squared LOO error")
+  expect_no_warning(built <- ggplot2::ggplot_build(p))
+  line <- built$data[[1L]]
+  expect_length(unique(line$colour), 3L)
+  ys <- sapply(levels(iris$Species), function(k) ifelse(iris$Species == k, 1, -1))
+  setosa <- line[line$group == 1L, ]
+  at <- 10^setosa$x
+  own <- vapply(at, function(l) mean((ys[, 1] - loo_predict(fit, lambda = l)[, 1])^2), 0)
+  expect_equal(setosa$y, own, tolerance = 1e-10)
+  marks <- built$data[[3L]]
+  expect_equal(sort(10^marks$xintercept), unname(sort(c(fit$lambda_min, fit$lambda_1se))), tolerance = 1e-12)
+})
+
 test_that("autoplot() of GCV, of lambda = 0 alone and of one lambda draws without a warning", {
   skip_if_not_installed("ggplot2")
   # (GCV has no standard errors: its band and bars warned from ggplot2; a grid
