@@ -29,7 +29,11 @@ check_fit_args <- function(args, data) {
   weights <- if (!chunks) check_weights(args$weights, n)
   class_weights <- class_weight_of(args$class_weights, resp, data, if (!chunks) coded$y)
   if (resp$type == "classification") {
-    check_classes_weighted(resp$classes, class_weights, weights, if (!chunks) class_codes(coded$y))
+    weighed <- if (chunks) data$template$weighed else {
+      k <- length(resp$classes)
+      as.vector(tapply(weights, factor(class_codes(coded$y), levels = seq_len(k)), sum, default = 0)) > 0
+    }
+    check_classes_weighted(resp$classes, class_weights, weighed)
   }
   if (intercept && !chunks) {
     if (is.null(class_weights)) check_weight_share(weights) else {
@@ -336,15 +340,10 @@ as_design <- function(x, arg = "x") {
 # A classification fit needs rows of at least two classes with positive
 # weight: with one class alone every one-vs-all column is constant, and the
 # fit would report a perfect classifier.  The error names what took the
-# other classes' weight: `weights` (data in memory), `class_weights`, or
-# both.  A chunk source's observation weights come with its rows, in the
-# passes, and are not checked here (its class weights are); each of its
-# classes has rows (the pre-scan dropped empty ones).
-check_classes_weighted <- function(classes, class_weights, weights = NULL, codes = NULL) {
-  k <- length(classes)
-  weighed <- if (is.null(codes)) rep(TRUE, k) else {
-    as.vector(tapply(weights, factor(codes, levels = seq_len(k)), sum, default = 0)) > 0
-  }
+# other classes' weight: `weights`, `class_weights`, or both.  `weighed`:
+# which classes have rows of positive weight (a chunk source's from the
+# levels pre-scan, scan_levels()).
+check_classes_weighted <- function(classes, class_weights, weighed) {
   left <- weighed & (class_weights %||% 1) > 0
   if (sum(left) >= 2L) return(invisible())
   by_class_weights <- any(weighed & !left)   # classes that only the class weights took

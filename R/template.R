@@ -68,7 +68,8 @@ scan_levels <- function(src, template, progress = NULL) {
     found <- map_chunks(src, chunk_levels, merge_levels, template = template,
                         progress = progress, what = "scanning the levels of")
     counts <- found$.counts
-    found$.counts <- NULL
+    weighed <- found$.weighed
+    found$.counts <- found$.weighed <- NULL
     for (v in names(found)) {
       template$xlev[[v]] <- found[[v]]
     }
@@ -91,17 +92,22 @@ scan_levels <- function(src, template, progress = NULL) {
     }
     template$y0 <- class_matrix(integer(), template$classes)
     template$multi <- length(template$classes) > 2L
+    # which classes have rows of positive weight (check_classes_weighted())
+    template$weighed <- template$classes %in% names(weighed)[weighed > 0]
   }
   template
 }
 
 # The distinct values of each scanned column of one chunk (of its model frame
 # for a formula fit), in the order factor() would give them, and for a
-# classification response the rows of each value (`.counts`, named; for a
+# classification response the rows of each value (`.counts`, named; and
+# `.weighed`, those of positive weight, weights that are no numbers or NA
+# counting as none: read_rows() rejects them later; for a
 # formula the rows complete in the model's variables, which the fit keeps).
 chunk_levels <- function(data, i, template) {
   mf <- if (template$kind == "formula") {
-    stats::model.frame(template$terms, na_columns(data, template), na.action = stats::na.pass)
+    eval(bquote(stats::model.frame(.(template$terms), na_columns(data, template), weights = .(template$weights),
+                                   na.action = stats::na.pass)))
   }
   cols <- if (template$kind == "matrix") {
     if ("y" %in% template$scan) list(y = data$y) else list()
@@ -114,9 +120,18 @@ chunk_levels <- function(data, i, template) {
     sort(unique(as.character(col[!is.na(col)])))
   })
   if (template$type == "classification") {
-    y <- if (template$kind == "matrix") data$y else mf[[1L]][stats::complete.cases(mf)]
+    if (template$kind == "matrix") {
+      y <- data$y
+      w <- data$weights
+    } else {
+      keep <- stats::complete.cases(mf)
+      y <- mf[[1L]][keep]
+      w <- stats::model.weights(mf)[keep]
+    }
     y <- as.character(y)
     out$.counts <- c(table(y[!is.na(y)]))
+    positive <- if (is.null(w)) TRUE else if (is.numeric(w) && length(w) == length(y)) w > 0 else FALSE
+    out$.weighed <- c(table(y[!is.na(y) & positive %in% TRUE]))
   }
   out
 }
@@ -124,7 +139,7 @@ chunk_levels <- function(data, i, template) {
 merge_levels <- function(a, b) {
   out <- a
   for (v in names(b)) {
-    if (v == ".counts") {
+    if (v %in% c(".counts", ".weighed")) {
       names_ab <- union(names(a[[v]]), names(b[[v]]))
       out[[v]] <- stats::setNames(vapply(names_ab, function(k) sum(a[[v]][k], b[[v]][k], na.rm = TRUE), 1),
                                   names_ab)

@@ -132,6 +132,21 @@ test_that("weights that leave one class alone are an error that names them", {
                paste0("^`class_weights` leave only class `setosa`", tail))
   expect_error(rlsc(chunk_matrix(x, y, chunk_rows = 50), class_weights = c(setosa = 0, versicolor = 0)),
                paste0("^`class_weights` leave only class `virginica`", tail))
+  # a chunk source's row weights, counted by class in its levels pre-scan
+  # (they fitted a classifier of one class: misclassification 0)
+  expect_error(rlsc(chunk_matrix(x, y, weights = ifelse(y == "setosa", 1, 0), chunk_rows = 50)),
+               paste0("^`weights` leave only class `setosa`", tail))
+  expect_error(rlsc(chunk_matrix(x, y, weights = ifelse(y == "setosa", 0, 1), chunk_rows = 50),
+                    class_weights = c(versicolor = 0)),
+               paste0("^`weights` and `class_weights` leave only class `virginica`", tail))
+  df <- transform(iris, w = ifelse(Species == "virginica", 1, 0))
+  parts <- chunk_source(split(df, rep(1:3, length.out = 150)), identity)
+  expect_error(rlsc(Species ~ Sepal.Length + Petal.Width, data = parts, weights = w),
+               paste0("^`weights` leave only class `virginica`", tail))
+  # ... and weights that leave two classes fit from chunks as in memory
+  two <- ifelse(y == "setosa", 0, 1)
+  expect_equal(rlsc_short(chunk_matrix(x, y, weights = two, chunk_rows = 50), lambda = c(1, 0.1))$path,
+               rlsc_short(x, y, weights = two, lambda = c(1, 0.1))$path, tolerance = 1e-10)
   # both together: each took a class
   expect_error(rlsc(x, y, weights = ifelse(y == "setosa", 0, 1), class_weights = c(versicolor = 0)),
                paste0("^`weights` and `class_weights` leave only class `virginica`", tail))
