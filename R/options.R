@@ -28,22 +28,23 @@ check_fit_args <- function(args, data) {
   }
   weights <- if (!chunks) check_weights(args$weights, n)
   class_weights <- class_weight_of(args$class_weights, resp, data, if (!chunks) coded$y)
+  # the class of each row in memory (once: the checks below and the folds' strata)
+  codes <- if (!chunks && resp$type == "classification") class_codes(coded$y)
   if (resp$type == "classification") {
-    weighed <- if (chunks) data$template$weighed else {
-      k <- length(resp$classes)
-      as.vector(tapply(weights, factor(class_codes(coded$y), levels = seq_len(k)), sum, default = 0)) > 0
-    }
+    # the classes with rows of positive weight, counted as the pre-scan of a
+    # chunk source counts them
+    weighed <- if (chunks) data$template$weighed else tabulate(codes[weights > 0], length(resp$classes)) > 0
     check_classes_weighted(resp$classes, class_weights, weighed)
   }
   if (intercept && !chunks) {
     if (is.null(class_weights)) check_weight_share(weights) else {
-      check_weight_share(weights * class_weights[class_codes(coded$y)], "`weights` times `class_weights`")
+      check_weight_share(weights * class_weights[codes], "`weights` times `class_weights`")
     }
   }
   nlambda <- check_count(args$nlambda, "nlambda")
   lambda <- check_lambda(args$lambda)
   cv <- check_cv(args$cv, args$foldid, n, chunks, "cv" %in% given,
-                 strata = if (!chunks && resp$type == "classification") class_codes(coded$y))
+                 strata = codes)
   if (chunks && !is.null(data$template$foldid) && cv$type != "kfold") {
     stop_arg("`foldid` asks for K-fold cross-validation over the chunks' folds: give `cv` = K, ",
              "the number of folds")
