@@ -88,12 +88,18 @@ c_scaled_sumsq <- function(v, x) .Call(C_rlsc_scaled_sumsq, v, x)
 c_effective_df <- function(values, lambda) .Call(C_rlsc_effective_df, values, lambda)
 
 # The calibration map's loss, gradient and (with `hessian`) Hessian at theta
-# (R/calibrate.R, fit_map()): f the scaled decision values of the classes
-# `slopes`, `own` Platt's target of each class for its own rows.
-c_softmax_map <- function(f, code, own, w, theta, slopes, hessian = FALSE) {
+# (R/calibrate.R, fit_map()): f the decision values of the classes `slopes`,
+# centred at `center` and multiplied by `inv_scale` (0: a flat column, taken
+# as 0) row by row, `own` Platt's target of each class for its own rows;
+# rows of weight 0 are not read.
+c_softmax_map <- function(f, code, own, w, theta, slopes, center, inv_scale, hessian = FALSE) {
   hold_blas_threads()
-  .Call(C_rlsc_softmax_map, f, code, own, w, theta, slopes, hessian, thread_count())
+  .Call(C_rlsc_softmax_map, f, code, own, w, theta, slopes, center, inv_scale, hessian, thread_count())
 }
+
+# Each column's weighted mean and standard deviation over the rows of
+# positive weight: list(mean, sd).
+c_column_spreads <- function(f, w) .Call(C_rlsc_column_spreads, f, w)
 
 # OpenMP's view of the machine and the BLAS's threads (src/threads.c).
 c_thread_info <- function() .Call(C_rlsc_thread_info)

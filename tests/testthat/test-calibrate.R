@@ -388,7 +388,33 @@ test_that("per_response multiclass fits give probabilities at each column's lamb
   expect_equal(unname(colSums(r * held)[map$b > 0]), rep(0, sum(map$b > 0)), tolerance = 1e-5)
 })
 
+test_that("the map's column centres and spreads (C) are the weighted mean and sd of rows of positive weight", {
+  c_column_spreads <- rlsc:::c_column_spreads
+  set.seed(43)
+  n <- 700
+  f <- matrix(rnorm(n * 3, 5, 2), n)
+  w <- runif(n) * (runif(n) > 0.2)
+  f[which(w == 0)[1:4], 2] <- NA   # not read
+  out <- c_column_spreads(f, w)
+  pos <- w > 0
+  m <- colSums(w[pos] * f[pos, ]) / sum(w)
+  expect_equal(out$mean, m, tolerance = 1e-13)
+  expect_equal(out$sd, sqrt(colSums(w[pos] * (f[pos, ] - rep(m, each = sum(pos)))^2) / sum(w)),
+               tolerance = 1e-13)
+  # values whose squares overflow or underflow: scaled by the largest deviation first
+  for (size in c(1e200, 1e-200)) {
+    big <- c_column_spreads(f[, 1, drop = FALSE] * size, w)
+    expect_equal(big$sd / size, out$sd[1L], tolerance = 1e-13)
+    expect_equal(big$mean / size, out$mean[1L], tolerance = 1e-13)
+  }
+  expect_identical(c_column_spreads(matrix(3, 5, 1), rep(1, 5)), list(mean = 3, sd = 0))
+  expect_identical(c_column_spreads(matrix(3, 5, 1), numeric(5)), list(mean = 0, sd = 0))
+  expect_true(is.nan(c_column_spreads(matrix(c(1, NaN), 2, 1), c(1, 1))$sd))
+})
+
 test_that("the calibration map's loss, gradient and Hessian (C) match their definitions", {
+  # (the C centres and scales the raw values row by row, and reads no row of
+  # weight 0)
   set.seed(41)
   n <- 1300   # three blocks of rows (512 each), summed in order
   for (k in c(2L, 4L)) {
@@ -408,7 +434,16 @@ test_that("the calibration map's loss, gradient and Hessian (C) match their defi
       target[cbind(seq_len(n), code)] <- own[code]
       -sum(w * target * logp)
     }
-    out <- c_softmax_map(fs, code, own, w, theta, as.integer(slopes), TRUE)
+    centre <- rnorm(length(slopes))
+    inv <- runif(length(slopes), 0.5, 2)
+    if (k > 2L) inv[2L] <- 0   # a flat column: its values taken as 0
+    raw <- fs / rep(ifelse(inv == 0, 1, inv), each = n) + rep(centre, each = n)
+    fs[, inv == 0] <- 0
+    raw[which(w == 0)[1:3], ] <- NA   # rows of weight 0 are not read
+    map <- function(theta, hessian = FALSE) {
+      c_softmax_map(raw, code, own, w, theta, as.integer(slopes), centre, inv, hessian)
+    }
+    out <- map(theta, TRUE)
     expect_equal(out$value, loss(theta), tolerance = 1e-12)
     h <- 1e-5
     num_grad <- vapply(seq_along(theta), function(j) {
@@ -418,11 +453,10 @@ test_that("the calibration map's loss, gradient and Hessian (C) match their defi
     expect_equal(out$grad, num_grad, tolerance = 1e-7)
     num_hess <- vapply(seq_along(theta), function(j) {
       e <- replace(numeric(length(theta)), j, h)
-      (c_softmax_map(fs, code, own, w, theta + e, as.integer(slopes))$grad -
-         c_softmax_map(fs, code, own, w, theta - e, as.integer(slopes))$grad) / (2 * h)
+      (map(theta + e)$grad - map(theta - e)$grad) / (2 * h)
     }, numeric(length(theta)))
     expect_equal(out$hess, num_hess, tolerance = 1e-7)
     expect_equal(out$hess, t(out$hess))
-    expect_null(c_softmax_map(fs, code, own, w, theta, as.integer(slopes))$hess)
+    expect_null(map(theta)$hess)
   }
 })

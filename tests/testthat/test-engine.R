@@ -131,7 +131,8 @@ entry_points <- list(
                list(NULL, "'y' must be a double matrix")),
     arg = c(1, 1, 1)),
   C_rlsc_softmax_map = list(
-    ok = list(matrix(0.5, 4, 2), c(1L, 2L, 1L, 2L), c(0.6, 0.6), rep(0.25, 4), c(0, 1, 1), 1:2, TRUE, 2L),
+    ok = list(matrix(0.5, 4, 2), c(1L, 2L, 1L, 2L), c(0.6, 0.6), rep(0.25, 4), c(0, 1, 1), 1:2, c(0, 0.5),
+              c(1, 0), TRUE, 2L),
     bad = list(
       list(1:8, "'f' must be a double matrix"), list(rep(1, 8), "'f' must be a matrix"),
       list(c(1, 2, 1, 2), "'code' must be an integer vector of length 4"),
@@ -139,9 +140,15 @@ entry_points <- list(
       list(0.5, "'own' must be a double vector of length at least 2"),
       list(rep(1, 3), "'w' must have length 4"), list(c(0, 1), "'theta' must have length 3"),
       list(c(1, 2), "'slopes' must be an integer vector of length 2"),
-      list(c(1L, 5L), "'slopes' must hold classes 1 to 2"), list(NA, "'hessian' must be TRUE or FALSE"),
+      list(c(1L, 5L), "'slopes' must hold classes 1 to 2"), list(1, "'center' must have length 2"),
+      list(1:2, "'inv_scale' must be a double vector"), list(NA, "'hessian' must be TRUE or FALSE"),
       list(0L, threads_error)),
-    arg = c(1, 1, 2, 2, 3, 4, 5, 6, 6, 7, 8)),
+    arg = c(1, 1, 2, 2, 3, 4, 5, 6, 6, 7, 8, 9, 10)),
+  C_rlsc_column_spreads = list(
+    ok = list(matrix(1, 4, 2), rep(1, 4)),
+    bad = list(list(1:8, "'f' must be a double matrix"), list(c(1, 2), "'f' must be a matrix"),
+               list(rep(1, 3), "'w' must have length 4"), list(1:4, "'w' must be a double vector")),
+    arg = c(1, 1, 2, 2)),
   C_rlsc_thread_info = list(ok = list(), bad = list(), arg = numeric()),
   # the BLAS's threads set to what they are: nothing changes
   C_rlsc_blas_set_threads = list(
