@@ -41,9 +41,11 @@ row_folds <- function(rows, i, nfold) {
   as.integer(fold)
 }
 
-# The rows of a block in fold k.
+# The rows `take` of a block (a fold's): x whole with the rows' numbers
+# (`take`), which the projections read by number (no copy of x's rows),
+# and the rows' own y and w.
 fold_rows <- function(rows, take) {
-  list(x = take_rows(rows$x, take), y = take_rows(rows$y, take), w = rows$w[take])
+  list(x = rows$x, take = take, y = take_rows(rows$y, take), w = rows$w[take])
 }
 
 # Fold k as messages name it: by its label in `foldid` when given.

@@ -19,22 +19,25 @@
 # of positive weight), ymax (largest |y|), wmax (largest weight), and per chunk
 # (named by chunk) n and chunk_sumw, which pass 2 checks again.
 
-block_moments <- function(x, y, w, intercept, gram = TRUE) {
+# The moments of a block of rows: x's rows `take` (NULL: all of x), whose
+# own y and w are given; dense x is read by row number in C, never copied.
+block_moments <- function(x, y, w, intercept, gram = TRUE, take = NULL) {
+  if (is_sparse(x) && !is.null(take)) x <- x[take, , drop = FALSE]
   mom <- if (is_sparse(x)) sparse_moments(x, y, w, intercept, gram) else {
     first <- match(TRUE, w > 0)
     if (intercept && !is.na(first)) {
-      shift <- x[first, ]
+      shift <- x[if (is.null(take)) first else take[first], ]
       yshift <- y[first, ]
     } else {
       shift <- numeric(ncol(x))
       yshift <- numeric(ncol(y))
     }
-    mom <- c_moments(x, y, w, if (intercept) shift, if (intercept) yshift, gram)
+    mom <- c_moments(x, y, w, if (intercept) shift, if (intercept) yshift, gram, take)
     mom$shift <- shift
     mom$yshift <- yshift
     mom
   }
-  mom$nrows <- nrow(x) + 0
+  mom$nrows <- length(w) + 0
   mom$npos <- sum(w > 0)
   mom$ymax <- max_abs(y)
   mom$wmax <- if (length(w)) max(w) else 0
@@ -108,7 +111,7 @@ chunk_moments <- function(rows, i, intercept, nfold = NULL, gram = TRUE, kfold =
     fold <- row_folds(rows, i, nfold)
     parts <- lapply(seq_len(nfold), function(k) {
       take <- which(fold == k)
-      block_moments(take_rows(rows$x, take), take_rows(rows$y, take), rows$w[take], intercept, gram)
+      block_moments(rows$x, take_rows(rows$y, take), rows$w[take], intercept, gram, take)
     })
     # (the folds' counts merged: no moments of all folds, which pass 1 merges)
     c(counts_of(Reduce(merge_counts, parts)), list(folds = parts))

@@ -6,10 +6,11 @@
 
 # Step 1: weighted means and centered co-moments of x - shift and y - yshift
 # (shift NULL: raw moments, no intercept); `gram` FALSE forms only the
-# diagonal of the Gram.
-c_moments <- function(x, y, w, shift = NULL, yshift = NULL, gram = TRUE) {
+# diagonal of the Gram.  `rows` (integer, NULL: all): the rows of x whose
+# moments are wanted, y and w being those rows' own (no copy of x's rows).
+c_moments <- function(x, y, w, shift = NULL, yshift = NULL, gram = TRUE, rows = NULL) {
   hold_blas_threads()
-  .Call(C_rlsc_moments, x, y, w, shift, yshift, gram, thread_count())
+  .Call(C_rlsc_moments, x, y, w, shift, yshift, gram, rows, thread_count())
 }
 
 # Step 2: the symmetric eigendecomposition, largest eigenvalue first.
@@ -25,10 +26,11 @@ c_eigen_list <- function(s) {
   .Call(C_rlsc_eigen_list, s, thread_count())
 }
 
-# B = ((x - shift) - center) v, in row blocks (no centered copy of x).
-c_project <- function(x, shift, center, v) {
+# B = ((x - shift) - center) v, in row blocks (no centered copy of x), of
+# x's rows `rows` (integer, NULL: all; no copy of them).
+c_project <- function(x, shift, center, v, rows = NULL) {
   hold_blas_threads()
-  .Call(C_rlsc_project, x, shift, center, v, thread_count())
+  .Call(C_rlsc_project, x, shift, center, v, rows, thread_count())
 }
 
 # crossprod(a, b) by the package's threads (the BLAS is held to one).

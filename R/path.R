@@ -45,16 +45,18 @@ primal_block_path <- function(rows, i, eng, lambda, classify, keep, unit, space,
 # which need only their products with g filtered at each of `lambda`
 # (heldout_products()).  Their residuals at lambda = Inf, (y - yshift) -
 # ybar, are formed in C from `yorigin` (no n x T copy of y); unpenalized
-# columns subtract x beta0 here.
+# columns subtract x beta0 here.  Held-out rows come as x's rows `take`
+# (fold_rows()), read by number.
 primal_rows <- function(eng, rows, heldout = FALSE, lambda = NULL) {
-  n <- nrow(rows$x)
+  take <- rows$take
+  n <- if (is.null(take)) nrow(rows$x) else length(take)
   q <- if (heldout) rep(1, n) else {
     1 - eng$intercept * rows$w / eng$sumw - free_leverage(rows$x, rows$w, eng)
   }
-  products <- if (heldout) heldout_products(eng, rows$x, lambda)
-  list(basis = if (is.null(products)) project_rows(rows$x, eng) else matrix(0, n, 0L),
+  products <- if (heldout) heldout_products(eng, rows$x, lambda, take)
+  list(basis = if (is.null(products)) project_rows(rows$x, eng, take = take) else matrix(0, n, 0L),
        products = products, q = q,
-       r0 = if (!is.null(eng$beta0)) offset_residuals(rows$x, rows$y, eng),
+       r0 = if (!is.null(eng$beta0)) offset_residuals(rows$x, rows$y, eng, take),
        yorigin = rbind(eng$yshift, eng$ybar), y = rows$y, w = rows$w,
        omega = if (heldout) numeric(n) else rows$w, complement = FALSE)
 }
@@ -68,16 +70,16 @@ primal_rows <- function(eng, rows, heldout = FALSE, lambda = NULL) {
 # operations instead of 1.5e9; with r < d, when L T < d r / (d - r)); and
 # only while the products take at most 2^23 numbers (64 MB; sparse x makes
 # about three such temporaries).
-heldout_products <- function(eng, x, lambda) {
-  n <- as.numeric(nrow(x))
+heldout_products <- function(eng, x, lambda, take = NULL) {
+  n <- as.numeric(if (is.null(take)) nrow(x) else length(take))
   d <- as.numeric(ncol(x))
   r <- length(eng$values)
   nt <- ncol(eng$g)
   nl <- length(lambda)
   lt <- as.numeric(nl) * nt
   if (!nl || n * lt > 2^23 || d * r * lt + n * d * lt >= n * d * r + n * r * lt) return(NULL)
-  out <- project_rows(x, eng, primal_slope_path(eng, lambda))
-  dim(out) <- c(nrow(x), nt, nl)
+  out <- project_rows(x, eng, primal_slope_path(eng, lambda), take)
+  dim(out) <- c(n, nt, nl)
   out
 }
 

@@ -186,10 +186,11 @@ direction_floor <- function(vectors, xmax, w, m) {
   sum(w) * (m * .Machine$double.eps)^2 * c_scaled_sumsq(vectors, as.double(xmax))
 }
 
-# B of rows x: ((x - shift) - center) v; sparse x is not shifted (its shift
-# is 0).
-project_rows <- function(x, eng, v = eng$v) {
-  if (!is_sparse(x)) return(c_project(x, eng$shift, eng$center, v))
+# B of rows x (of x's rows `take`, when given): ((x - shift) - center) v;
+# sparse x is not shifted (its shift is 0).
+project_rows <- function(x, eng, v = eng$v, take = NULL) {
+  if (!is_sparse(x)) return(c_project(x, eng$shift, eng$center, v, take))
+  if (!is.null(take)) x <- x[take, , drop = FALSE]
   as.matrix(x %*% v) - rep_each(drop(crossprod(eng$center, v)), nrow(x))
 }
 
@@ -200,10 +201,11 @@ free_leverage <- function(x, w, eng) {
 }
 
 # (y - yshift) - ybar - (x - xbar) beta0: the residuals of rows at
-# lambda = Inf, the start of the direct form of the path.
-offset_residuals <- function(x, y, eng) {
+# lambda = Inf, the start of the direct form of the path (x's rows `take`,
+# when given, are those of y).
+offset_residuals <- function(x, y, eng, take = NULL) {
   r0 <- (y - rep_each(eng$yshift, nrow(y))) - rep_each(eng$ybar, nrow(y))
-  if (is.null(eng$beta0)) r0 else r0 - project_rows(x, eng, eng$beta0)
+  if (is.null(eng$beta0)) r0 else r0 - project_rows(x, eng, eng$beta0, take)
 }
 
 # The degrees of freedom of the fit at lambda: the penalized directions' plus

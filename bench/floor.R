@@ -20,7 +20,9 @@
 #                lambdas, x_k %*% C_k, C_k d x (13 T)
 #
 # vs_floor of a class shape is rlsc / (floor_s + cal_floor_s);
-# no_prob_vs_floor, the fit without probabilities against floor_s alone.
+# no_prob_vs_floor, the fit without probabilities against floor_s alone;
+# cal_vs_floor, the calibration's own time (the fit less the fit without
+# probabilities, in the same run) against cal_floor_s, paired by run.
 #
 # fixed_s, the same fit on a few rows and columns, is what a fit costs
 # whatever the size of its data (mostly the R layer); beyond_fixed compares
@@ -125,11 +127,13 @@ for (s in bench_shapes) {
   run_floor <- rowSums(t[, c("gram", "eigen", "basis", "lev", "fitted"), drop = FALSE], na.rm = TRUE)
   run_whole <- run_floor + rowSums(t[, c("fold_gram", "fold_eigen", "heldout"), drop = FALSE], na.rm = TRUE)
   paired <- t[, "rlsc"] / run_whole
+  run_cal <- run_whole - run_floor
   rows[[length(rows) + 1L]] <- data.frame(
     shape = shape_label(s), mode = fit$form, L = nl, T = nt, rlsc_s = m[["rlsc"]], floor_s = floor_s,
     cal_floor_s = cal_s, vs_floor = m[["rlsc"]] / whole, paired_vs_floor = median(paired),
     paired_range = paste(format(range(paired), digits = 3), collapse = "-"),
     no_prob_vs_floor = m[["no_prob"]] / floor_s,
+    cal_vs_floor = if (is.null(cal)) NA_real_ else median((t[, "rlsc"] - t[, "no_prob"]) / run_cal),
     fixed_s = m[["fixed"]], beyond_fixed = (m[["rlsc"]] - m[["fixed"]]) / whole,
     gram_s = m[["gram"]], eigen_s = m[["eigen"]],
     basis_s = m[["basis"]], lev_s = m[["lev"]], fitted_s = m[["fitted"]])
@@ -163,7 +167,7 @@ rows[[length(rows) + 1L]] <- data.frame(
   shape = "RBF n=2000, 5 sigma", mode = "kernel", L = nl, T = 1L, rlsc_s = m[["rlsc"]],
   floor_s = floor_s, cal_floor_s = NA_real_, vs_floor = m[["rlsc"]] / floor_s, paired_vs_floor = median(paired),
   paired_range = paste(format(range(paired), digits = 3), collapse = "-"),
-  no_prob_vs_floor = NA_real_, fixed_s = NA_real_,
+  no_prob_vs_floor = NA_real_, cal_vs_floor = NA_real_, fixed_s = NA_real_,
   beyond_fixed = NA_real_, gram_s = m[["gram"]],
   eigen_s = m[["eigen"]],
   basis_s = NA_real_, lev_s = m[["lev"]], fitted_s = m[["fitted"]])
@@ -175,7 +179,8 @@ cat("\nvs_floor = rlsc seconds / floor seconds (target <= 1.3); floor = gram + e
     "timed within seconds\nof each other), paired_range their range.\nClasses: the fit calibrates probabilities on 5-fold held-out values at 13 lambdas;",
     "its floor adds\ncal_floor_s (each fold's Gram, eigen() of its training Gram, its held-out rows",
     "times coefficients).\nno_prob_vs_floor: the fit with calibration_folds = 0, no probabilities,",
-    "against floor_s alone.\nfixed_s: the same fit (form, grid, response) of a few rows and columns",
+    "against floor_s alone;\ncal_vs_floor: the calibration's time (rlsc less the fit without",
+    "probabilities) against cal_floor_s, the median over runs.\nfixed_s: the same fit (form, grid, response) of a few rows and columns",
     "(small_case()): what a fit costs\nwhatever the data's size, mostly R's (the arguments' checks, the",
     "search's steps, the fit object);\nbeyond_fixed = (rlsc - fixed) / floor: the part of the fit that",
     "grows with the data against the floor (with the calibration's).\n")

@@ -13,7 +13,11 @@
    relative to the columns' spread, not to their offset; `yshift` does the
    same for y.  Without a shift (no intercept) the moments are raw: nothing is
    centered.  With `gram` FALSE only the diagonal of S_xx is formed (a d-vector:
-   the column scales of standardize = TRUE without a d x d Gram). */
+   the column scales of standardize = TRUE without a d x d Gram).
+   With `rows`, the moments are those of those rows of x (y and w being the
+   rows' own): each block's rows are gathered into scratch as it is read, so
+   a fold's rows are never copied whole (the copies of x by fold, by R's `[`,
+   were 6 ms of a 10-class fit of 5000 x 200, and its largest allocations). */
 #include "rlsc.h"
 
 /* Weighted means of rows [i0, i0 + nb) of columns c0 .. c0 + p - 1 of the
@@ -56,9 +60,9 @@ static inline double column_max_mean(const double *col, int j, int i0, int nb, c
    x before, one of them single-threaded: a fifth of a wide dual fit).  yc
    (nb x nt) holds the block's y centered and scaled, xc a column per
    thread. */
-static void column_moments(double *S, double *C, double *xmax, double *mean, const double *px, int n,
-                           int d, int nt, int i0, int nb, const double *pw, const double *sw, double wb,
-                           const double *shift, const double *yc, double *xc, int nth)
+static void column_moments(double *S, double *C, double *xmax, double *mean, const double *px, int ldx,
+                           int xoff, int d, int nt, int i0, int nb, const double *pw, const double *sw,
+                           double wb, const double *shift, const double *yc, double *xc, int nth)
 {
     int np = (d + 255) / 256;
     int par = rlsc_parallel(nth, np, 2.0 * nb * (double) d * (nt + 2));
@@ -67,7 +71,7 @@ static void column_moments(double *S, double *C, double *xmax, double *mean, con
         double *b = xc + (size_t) nb * rlsc_thread_id();
         int j1 = (p + 1) * 256 < d ? (p + 1) * 256 : d;
         for (int j = p * 256; j < j1; j++) {
-            const double *col = px + (size_t) n * j + i0;
+            const double *col = px + (size_t) ldx * j + xoff;
             double m = column_max_mean(col, j, i0, nb, pw, wb, shift, xmax, mean);
             double sh = shift ? shift[j] : 0.0, q = 0.0;
             for (int i = 0; i < nb; i++) {
@@ -161,9 +165,9 @@ static void block_products(double *S, double *C, int d, int nt, int nb, const do
    row per column: transposed, so that the products with it run along its
    columns (the reference BLAS's dsyrk twice as fast as on the block itself).
    In pieces of 64 columns computed by the threads. */
-static void block_columns(const double *px, int n, int d, int i0, int nb, const double *shift,
-                          const double *pw, const double *sw, double wb, double *xmax, double *mean,
-                          const double *mx, double *dx, double *bt, int nth)
+static void block_columns(const double *px, int ldx, int xoff, int d, int i0, int nb,
+                          const double *shift, const double *pw, const double *sw, double wb,
+                          double *xmax, double *mean, const double *mx, double *dx, double *bt, int nth)
 {
     int np = (d + 63) / 64;
     int par = rlsc_parallel(nth, np, 4.0 * nb * (double) d);
@@ -171,7 +175,7 @@ static void block_columns(const double *px, int n, int d, int i0, int nb, const 
     for (int p = 0; p < np; p++) {
         int j1 = (p + 1) * 64 < d ? (p + 1) * 64 : d;
         for (int j = p * 64; j < j1; j++) {
-            const double *col = px + (size_t) n * j + i0;
+            const double *col = px + (size_t) ldx * j + xoff;
             double m = column_max_mean(col, j, i0, nb, pw, wb, shift, xmax, mean);
             double sh = shift ? shift[j] : 0.0;
             if (shift) dx[j] = m - mx[j];
@@ -186,13 +190,16 @@ typedef struct {
     double wtot;
 } moment_acc;
 
-/* The rows and their shifts (read-only), and a thread's scratch. */
+/* The rows and their shifts (read-only), and a thread's scratch.  n rows of
+   y and w; x has ldx rows, of which rows (1-based; NULL: x's first n rows)
+   are those of y and w. */
 typedef struct {
     const double *px, *py, *pw, *psx, *psy;
-    int n, d, nt, full, icpt, nb_max;
+    const int *rows;
+    int n, ldx, d, nt, full, icpt, nb_max;
 } moment_rows;
 
-typedef struct { double *bx, *by, *bmx, *bmy, *dx, *dy, *sw; } moment_scratch;
+typedef struct { double *bx, *by, *bmx, *bmy, *dx, *dy, *sw, *gx; } moment_scratch;
 
 /* Doubles of one moment_scratch for `nth` threads inside it (a piece of y
    per thread has the columns there are, up to Y_PIECE: a Y_PIECE-wide one
@@ -202,7 +209,8 @@ static size_t scratch_doubles(const moment_rows *m, int nth)
 {
     size_t nb = m->nb_max, d = m->d > 0 ? m->d : 1, nt = m->nt > 0 ? m->nt : 1;
     size_t ty = nt < Y_PIECE ? nt : Y_PIECE;
-    return nb * (m->full ? d : (size_t) nth) + nb * (m->full ? ty * nth : nt) + 2 * (d + nt) + nb;
+    return nb * (m->full ? d : (size_t) nth) + nb * (m->full ? ty * nth : nt) + 2 * (d + nt) + nb +
+        (m->rows ? nb * d : 0);
 }
 
 static moment_scratch carve_scratch(const moment_rows *m, double *at, int nth)
@@ -218,6 +226,7 @@ static moment_scratch carve_scratch(const moment_rows *m, double *at, int nth)
     sc.bmy = at + 2 * d;
     sc.dy = at + 2 * d + nt;
     sc.sw = at + 2 * (d + nt);
+    sc.gx = m->rows ? sc.sw + nb : NULL;   /* a block's rows of x, gathered (nb x d) */
     return sc;
 }
 
@@ -244,8 +253,21 @@ static void accumulate_rows(const moment_rows *m, moment_acc *acc, int r0, int r
            M = M_a + M_b + (W_a W_b / W) delta delta', and the running means
            moved by the block's share of the weight */
         double wnew = acc->wtot + wb, f = icpt ? acc->wtot * wb / wnew : 0.0, step = wb / wnew;
+        /* the block's rows of x: in place, or gathered by `rows` */
+        const double *xb = px;
+        int ldx = m->ldx, xoff = i0;
+        if (m->rows) {
+            for (int j = 0; j < d; j++) {
+                const double *col = px + (size_t) m->ldx * j;
+                double *g = sc->gx + (size_t) nb * j;
+                for (int i = 0; i < nb; i++) g[i] = col[m->rows[i0 + i] - 1];
+            }
+            xb = sc->gx;
+            ldx = nb;
+            xoff = 0;
+        }
         if (m->full) {
-            block_columns(px, n, d, i0, nb, psx, pw, sw, wb, xmax, bmx, mx, dx, bx, nth);
+            block_columns(xb, ldx, xoff, d, i0, nb, psx, pw, sw, wb, xmax, bmx, mx, dx, bx, nth);
             block_products(S, C, d, nt, nb, bx, py, pw, n, i0, sw, wb, psy, bmy, my, dy, dx, f,
                            step, sc->by, nth);
         } else {
@@ -255,7 +277,7 @@ static void accumulate_rows(const moment_rows *m, moment_acc *acc, int r0, int r
                 double mt = icpt ? bmy[t] : 0.0, sh = icpt ? psy[t] : 0.0;
                 for (int i = 0; i < nb; i++) yc[i + (size_t) nb * t] = sw[i] * ((col[i] - sh) - mt);
             }
-            column_moments(S, C, xmax, bmx, px, n, d, nt, i0, nb, pw, sw, wb, psx, yc, bx, nth);
+            column_moments(S, C, xmax, bmx, xb, ldx, xoff, d, nt, i0, nb, pw, sw, wb, psx, yc, bx, nth);
             if (icpt) {
                 for (int j = 0; j < d; j++) dx[j] = bmx[j] - mx[j];
                 for (int t = 0; t < nt; t++) dy[t] = bmy[t] - my[t];
@@ -303,10 +325,11 @@ static void merge_acc(const moment_rows *m, moment_acc *a, const moment_acc *b, 
     a->wtot = wnew;
 }
 
-SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SEXP threads)
+SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SEXP rows, SEXP threads)
 {
-    int n, d, ny, nt;
-    rlsc_check_double_matrix(x, "x", &n, &d);
+    int n, d, ny, nt, nx;
+    rlsc_check_double_matrix(x, "x", &nx, &d);
+    n = isNull(rows) ? nx : rlsc_check_rows(rows, nx);
     rlsc_check_double_matrix(y, "y", &ny, &nt);
     if (ny != n) error("'y' must have %d rows, not %d", n, ny);
     rlsc_check_double_vector(w, "w", n);
@@ -341,7 +364,7 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
        results, must not depend on the number of threads) */
     int ty = nt < Y_PIECE ? nt : Y_PIECE;
     moment_rows m = {REAL(x), REAL(y), REAL(w), icpt ? REAL(shift) : NULL, icpt ? REAL(yshift) : NULL,
-                     n, d, nt, full, icpt, 0};
+                     isNull(rows) ? NULL : INTEGER(rows), n, nx, d, nt, full, icpt, 0};
     m.nb_max = full ? rlsc_block_rows(n, (double) d + ty, GRAM_BLOCK_DOUBLES)
         : rlsc_block_rows(n, (double) nt + 2.0, BLOCK_DOUBLES);
 
@@ -356,9 +379,10 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
     double block_work = (double) m.nb_max * d * ((full ? d : 1) + 2.0 * nt);
     double per_chunk = (double) ns + nc + 2.0 * d + nt;
     int nchunk = (int) fmin(16.0, floor((double) n * (d + nt) / (2.0 * per_chunk)));
-    double rows = fmin(ceil((double) n / 16.0), floor(2e8 / ((full ? d : 1) * (double) d + 2.0 * d * nt + 1.0)));
+    double per_chunk_rows = fmin(ceil((double) n / 16.0),
+                                 floor(2e8 / ((full ? d : 1) * (double) d + 2.0 * d * nt + 1.0)));
     int min_rows = full && n <= m.nb_max ? 256 : m.nb_max;
-    int chunk_rows = rows < min_rows ? min_rows : (int) rows;
+    int chunk_rows = per_chunk_rows < min_rows ? min_rows : (int) per_chunk_rows;
     int total = (n + chunk_rows - 1) / chunk_rows;
     /* Without the Gram, one chunk would leave the other threads idle: its one
        block's pieces of columns go to them instead (a pass over 500 x 5000

@@ -13,13 +13,14 @@
 
 /* moments.c: step 1, weighted means and centered co-moments over row blocks,
    of the rows moved by a shift (NULL: raw moments, no intercept) */
-SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SEXP threads);
+SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SEXP rows,
+                  SEXP threads);
 /* eigen.c: step 2, symmetric eigendecomposition (dsyevr's steps), largest first */
 SEXP rlsc_eigen(SEXP s, SEXP threads);
 SEXP rlsc_eigen_list(SEXP s, SEXP threads);
 void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors, int nth);
 /* project.c: step 3 setup of the primal form, B = ((X - 1 s') - 1 c') V over row blocks */
-SEXP rlsc_project(SEXP x, SEXP shift, SEXP center, SEXP v, SEXP threads);
+SEXP rlsc_project(SEXP x, SEXP shift, SEXP center, SEXP v, SEXP rows, SEXP threads);
 /* project.c: a' b in column pieces by the threads */
 SEXP rlsc_crossprod(SEXP a, SEXP b, SEXP threads);
 /* path.c: step 3, leverages, fits, exact LOO outputs and criteria for a lambda grid */
@@ -59,11 +60,12 @@ SEXP rlsc_scratch_new(void);
 void *rlsc_scratch(SEXP holder, size_t count, size_t size);
 void rlsc_scratch_free(SEXP holder);
 
-/* util.c: argument checks that raise R errors instead of crashing, row-block
-   sizes, and the mirror of a triangle */
+/* util.c: argument checks that raise R errors instead of crashing (`rows`:
+   1-based row numbers), row-block sizes, and the mirror of a triangle */
 void rlsc_check_double_matrix(SEXP x, const char *name, int *nrow, int *ncol);
 void rlsc_check_double_vector(SEXP x, const char *name, R_xlen_t len);
 int rlsc_check_flag(SEXP x, const char *name);
+int rlsc_check_rows(SEXP rows, int nrow);
 void rlsc_mirror_upper(double *a, int n);
 
 /* threads.c: the parallel loops (their pieces never depend on the number of

@@ -27,6 +27,19 @@ void rlsc_check_double_vector(SEXP x, const char *name, R_xlen_t len)
               (long long) len, (long long) XLENGTH(x));
 }
 
+/* `rows`, 1-based indices of rows of a matrix of nrow rows: an integer
+   vector whose values lie in 1 .. nrow (NA is not); returns its length. */
+int rlsc_check_rows(SEXP rows, int nrow)
+{
+    if (!isInteger(rows) || XLENGTH(rows) > INT_MAX)
+        error("'rows' must be an integer vector");
+    const int *p = INTEGER(rows);
+    int len = LENGTH(rows);
+    for (int i = 0; i < len; i++)
+        if (p[i] < 1 || p[i] > nrow) error("'rows' must hold row numbers from 1 to %d", nrow);
+    return len;
+}
+
 int rlsc_check_flag(SEXP x, const char *name)
 {
     if (!isLogical(x) || LENGTH(x) != 1 || LOGICAL(x)[0] == NA_LOGICAL)

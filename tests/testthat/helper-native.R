@@ -52,8 +52,10 @@ native_valid_args <- function(name) {
   switch(name,
     rlsc_moments = {
       icpt <- flag()
-      list(native_matrix(n, d), native_matrix(n, nt), abs(native_values(n)),
-           if (icpt) native_values(d), if (icpt) native_values(nt), flag(), threads)
+      nx <- if (flag()) n else dim_of()
+      rows <- if (nx != n || flag()) sample.int(max(nx, 1L), n, TRUE)
+      list(native_matrix(nx, d), native_matrix(n, nt), abs(native_values(n)),
+           if (icpt) native_values(d), if (icpt) native_values(nt), flag(), rows, threads)
     },
     rlsc_eigen = {
       s <- native_matrix(n, n)
@@ -63,8 +65,11 @@ native_valid_args <- function(name) {
       s <- native_matrix(dim_of(), dim_of())
       if (nrow(s) == ncol(s) && flag()) s + t(s) else if (flag()) crossprod(s) else s
     }), threads),
-    rlsc_project = list(native_matrix(n, d), if (flag()) native_values(d), native_values(d),
-                        native_matrix(d, dim_of()), threads),
+    rlsc_project = {
+      nx <- dim_of()
+      list(native_matrix(nx, d), if (flag()) native_values(d), native_values(d),
+           native_matrix(d, dim_of()), if (flag()) sample.int(max(nx, 1L), n, TRUE), threads)
+    },
     rlsc_crossprod = list(native_matrix(n, d), native_matrix(n, dim_of()), threads),
     rlsc_loo_path = {
       r <- dim_of()

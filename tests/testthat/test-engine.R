@@ -10,7 +10,7 @@ call_c <- function(name, args) do.call(.Call, c(list(getFromNamespace(name, "rls
 threads_error <- "'threads' must be a positive whole number"
 entry_points <- list(
   C_rlsc_moments = list(
-    ok = list(matrix(1, 4, 2), matrix(1, 4, 1), rep(1, 4), c(1, 1), 1, TRUE, 1L),
+    ok = list(matrix(1, 4, 2), matrix(1, 4, 1), rep(1, 4), c(1, 1), 1, TRUE, NULL, 1L),
     bad = list(
       list(1:8, "'x' must be a double matrix"), list(c(1, 2), "'x' must be a matrix"),
       list(matrix(1L, 4, 2), "'x' must be a double matrix"), list(NULL, "'x' must be a double matrix"),
@@ -22,9 +22,12 @@ entry_points <- list(
       list(NULL, "'shift' and 'yshift' must both be given, or neither"),
       list(c(1, 2), "'yshift' must have length 1"), list(1L, "'yshift' must be a double vector"),
       list(NA, "'gram' must be TRUE or FALSE"), list(1, "'gram' must be TRUE or FALSE"),
+      list(c(1, 2, 3, 4), "'rows' must be an integer vector"), list(1:3, "'y' must have 3 rows, not 4"),
+      list(c(1L, 5L, 2L, 3L), "'rows' must hold row numbers from 1 to 4"),
+      list(c(1L, NA, 2L, 3L), "'rows' must hold row numbers from 1 to 4"),
       list(0L, threads_error), list(2, threads_error), list(NA_integer_, threads_error),
       list(1:2, threads_error)),
-    arg = c(1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 4, 4, 4, 5, 5, 6, 6, 7, 7, 7, 7)),
+    arg = c(1, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 4, 4, 4, 5, 5, 6, 6, 7, 7, 7, 7, 8, 8, 8, 8)),
   C_rlsc_eigen = list(
     ok = list(diag(2), 1L),
     bad = list(
@@ -43,14 +46,16 @@ entry_points <- list(
       list(list(c(1, 0, 0, 1)), "'s[[1]]' must be a matrix"), list(0L, threads_error)),
     arg = c(1, 1, 1, 1, 1, 1, 2)),
   C_rlsc_project = list(
-    ok = list(matrix(1, 4, 2), c(1, 1), c(0, 0), diag(2), 2L),
+    ok = list(matrix(1, 4, 2), c(1, 1), c(0, 0), diag(2), NULL, 2L),
     bad = list(
       list(1:8, "'x' must be a double matrix"), list(rep(1, 8), "'x' must be a matrix"),
       list(1, "'shift' must have length 2"), list(1:2, "'shift' must be a double vector"),
       list(1, "'center' must have length 2"), list(1:2, "'center' must be a double vector"),
       list(diag(3), "'v' must have 2 rows, not 3"), list(c(1, 0), "'v' must be a matrix"),
-      list(TRUE, "'v' must be a double matrix"), list(0L, threads_error), list("2", threads_error)),
-    arg = c(1, 1, 2, 2, 3, 3, 4, 4, 4, 5, 5)),
+      list(TRUE, "'v' must be a double matrix"), list(2, "'rows' must be an integer vector"),
+      list(c(0L, 1L), "'rows' must hold row numbers from 1 to 4"), list(0L, threads_error),
+      list("2", threads_error)),
+    arg = c(1, 1, 2, 2, 3, 3, 4, 4, 4, 5, 5, 6, 6)),
   C_rlsc_lpo_auc = list(
     ok = list(matrix(0.5, 4, 2), matrix(0.1, 4, 1), c(2, 1), c(1, 0.5), matrix(0.8, 4, 2),
               matrix(0.1, 4, 2), c(1, 1, -1, -1), rep(1, 4), 1:2, 3:4, TRUE, 1L),
@@ -212,14 +217,19 @@ test_that("the C entry points survive empty inputs", {
                                         rep(1, 4), integer(), 3:4, TRUE, 1L))
   expect_identical(none, matrix(0, 2, 3))
   mom <- call_c("C_rlsc_moments", list(matrix(numeric(), 0, 2), matrix(numeric(), 0, 1), numeric(), c(0, 0),
-                                       0, TRUE, 1L))
+                                       0, TRUE, NULL, 1L))
+  none <- call_c("C_rlsc_moments", list(matrix(1, 3, 2), matrix(numeric(), 0, 1), numeric(), c(0, 0),
+                                        0, TRUE, integer(), 1L))
+  expect_identical(none$sumw, 0)
   expect_identical(mom$sumw, 0)
   expect_identical(dim(mom$sxx), c(2L, 2L))
   expect_identical(call_c("C_rlsc_eigen", list(matrix(numeric(), 0, 0), 1L))$values, numeric())
   expect_identical(call_c("C_rlsc_eigen_list", list(list(), 2L)), list())
   expect_identical(call_c("C_rlsc_eigen_list", list(list(matrix(numeric(), 0, 0), diag(2)), 2L))[[1L]]$values,
                    numeric())
-  expect_identical(dim(call_c("C_rlsc_project", list(matrix(numeric(), 0, 2), NULL, c(0, 0), diag(2), 2L))),
+  expect_identical(dim(call_c("C_rlsc_project", list(matrix(numeric(), 0, 2), NULL, c(0, 0), diag(2), NULL, 2L))),
+                   c(0L, 2L))
+  expect_identical(dim(call_c("C_rlsc_project", list(matrix(1, 3, 2), NULL, c(0, 0), diag(2), integer(), 2L))),
                    c(0L, 2L))
   path <- call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 1), rep(1, 4),
                                          matrix(0, 4, 1), matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4),
@@ -236,7 +246,7 @@ test_that("the C entry points survive empty inputs", {
                "'g' must have at least one column", fixed = TRUE)
   # a model without columns: every row projects to 0 on each direction asked for
   expect_identical(call_c("C_rlsc_project",
-                          list(matrix(numeric(), 3, 0), NULL, numeric(), matrix(numeric(), 0, 2), 1L)),
+                          list(matrix(numeric(), 3, 0), NULL, numeric(), matrix(numeric(), 0, 2), NULL, 1L)),
                    matrix(0, 3, 2))
   # L x T accumulators past INT_MAX / 2 are refused before any allocation
   nt <- 2^16
@@ -256,7 +266,7 @@ test_that("the moments merged over blocks equal the two-pass weighted moments", 
   x[10, 1] <- -1e6   # the largest |x|, in a row of no weight: not a maximum
   shift <- x[1, ]
   yshift <- y[1, ]
-  mom <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, shift, yshift, TRUE, 2L)
+  mom <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, shift, yshift, TRUE, NULL, 2L)
   wmean <- function(col) sum(w * col) / sum(w)   # sum() accumulates in long double
   xbar <- apply(x, 2, wmean)
   ybar <- apply(y, 2, wmean)
@@ -268,18 +278,42 @@ test_that("the moments merged over blocks equal the two-pass weighted moments", 
   # the diagonal alone (gram = FALSE), and raw moments without a shift
   xmax <- apply(abs(x[w > 0, ]), 2, max)
   expect_identical(mom$xmax, xmax)
-  diag_only <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, shift, yshift, FALSE, 2L)
+  diag_only <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, shift, yshift, FALSE, NULL, 2L)
   expect_equal(diag_only$sxx, diag(mom$sxx), tolerance = 1e-12)
   expect_equal(shift + diag_only$xbar, xbar, tolerance = 1e-13)
   expect_equal(diag_only$sxy, mom$sxy, tolerance = 1e-10)
   expect_identical(diag_only$xmax, xmax)
-  raw <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, NULL, NULL, TRUE, 2L)
+  raw <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, NULL, NULL, TRUE, NULL, 2L)
   expect_identical(raw$xbar, c(0, 0, 0))
   expect_equal(raw$sxx, crossprod(x, w * x), tolerance = 1e-12)
-  raw_diag <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, NULL, NULL, FALSE, 2L)
+  raw_diag <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, NULL, NULL, FALSE, NULL, 2L)
   expect_equal(raw_diag$sxx, colSums(w * x^2), tolerance = 1e-12)
   expect_equal(raw_diag$sxy, crossprod(x, w * y), tolerance = 1e-12)
   expect_identical(raw_diag$xmax, xmax)
+})
+
+test_that("the moments and projections of some rows, by their numbers, equal those of a copy of the rows", {
+  # (the C gathers the rows block by block: a fold's rows are never copied)
+  set.seed(53)
+  n <- 6000
+  x <- matrix(rnorm(n * 40, mean = 100), n)
+  y <- matrix(rnorm(n * 3), n)
+  w <- runif(n) * (runif(n) > 0.1)
+  v <- qr.Q(qr(matrix(rnorm(40 * 40), 40)))
+  moments <- getFromNamespace("c_moments", "rlsc")
+  project <- getFromNamespace("c_project", "rlsc")
+  for (rows in list(sample.int(n, 3100), sort(sample.int(n, 200)), c(5L, 5L, 2L), integer())) {
+    xs <- x[rows, , drop = FALSE]
+    for (gram in c(TRUE, FALSE)) {
+      for (shift in list(NULL, x[1, ])) {
+        ys <- if (is.null(shift)) NULL else y[1, ]
+        by_rows <- moments(x, y[rows, , drop = FALSE], w[rows], shift, ys, gram, rows)
+        expect_identical(by_rows, moments(xs, y[rows, , drop = FALSE], w[rows], shift, ys, gram))
+      }
+    }
+    center <- rnorm(40)
+    expect_identical(project(x, x[2, ], center, v, rows), project(xs, x[2, ], center, v))
+  }
 })
 
 # Fitting and predicting never write into what they are given: every input is
