@@ -52,8 +52,8 @@ typedef struct {
 
 /* The sums of rows i0 .. i1 - 1 (at most ZROWS) into out: the loss, then
    its gradient (np), then the upper triangle of its Hessian (np x np, when
-   asked for), out zeroed by the caller.  `scratch`: 2 k + ns doubles, and
-   ZROWS np more for the Hessian.  No R API: this runs in the threads. */
+   asked for), out zeroed by the caller.  `scratch`: 2 k + ZROWS ns doubles,
+   and ZROWS np more for the Hessian.  No R API: this runs in the threads. */
 static void softmax_block(const softmax_job *job, int i0, int i1, double *out, double *scratch)
 {
     int n = job->n, k = job->k, na = job->na, ns = job->ns, np = job->np;
@@ -61,21 +61,27 @@ static void softmax_block(const softmax_job *job, int i0, int i1, double *out, d
         *th = job->th;
     const int *pc = job->pc, *ps = job->ps, *slope_of = job->slope_of;
     double *grad = out + 1, *hess = job->hess ? out + 1 + np : NULL;
-    double *eta = scratch, *p = eta + k, *fs = p + k, *zb = fs + ns;
+    double *eta = scratch, *p = eta + k, *fb = p + k, *zb = fb + (size_t) ZROWS * ns;
     int nz = 0;
     double value = 0.0;
+    /* the block's values centred and scaled, a column at a time (contiguous
+       reads; a flat column's values are 0) */
+    for (int m = 0; m < ns; m++) {
+        const double *col = pf + (size_t) n * m;
+        double c = pcen[m], a = pinv[m], *o = fb + (size_t) ZROWS * m - i0;
+        for (int i = i0; i < i1; i++) o[i] = a == 0.0 ? 0.0 : (col[i] - c) * a;
+    }
     for (int i = i0; i < i1; i++) {
         double wi = pw[i];
         if (wi == 0.0) continue;
         int c = pc[i] - 1;
         double t_own = po[c], t_other = (1.0 - po[c]) / (k - 1);
-        for (int m = 0; m < ns; m++)
-            fs[m] = pinv[m] == 0.0 ? 0.0 : (pf[i + (size_t) n * m] - pcen[m]) * pinv[m];
+        const double *fs = fb + (i - i0);   /* its value of slope m: fs[ZROWS * m] */
         double top = -INFINITY;
         for (int j = 0; j < k; j++) {
             double e = j ? th[j - 1] : 0.0;
             int m = slope_of[j];
-            if (m >= 0) e += th[na + m] * fs[m];
+            if (m >= 0) e += th[na + m] * fs[(size_t) ZROWS * m];
             eta[j] = e;
             if (e > top) top = e;
         }
@@ -92,18 +98,18 @@ static void softmax_block(const softmax_job *job, int i0, int i1, double *out, d
             double r = wi * (p[j] - t);
             if (j) grad[j - 1] += r;
             int m = slope_of[j];
-            if (m >= 0) grad[na + m] += r * fs[m];
+            if (m >= 0) grad[na + m] += r * fs[(size_t) ZROWS * m];
         }
         if (!hess) continue;
         double sw = sqrt(wi);
         for (int j = 1; j < k; j++) zb[nz + ZROWS * (size_t) (j - 1)] = sw * p[j];
         for (int m = 0; m < ns; m++)
-            zb[nz + ZROWS * (size_t) (na + m)] = sw * p[ps[m] - 1] * fs[m];
+            zb[nz + ZROWS * (size_t) (na + m)] = sw * p[ps[m] - 1] * fs[(size_t) ZROWS * m];
         nz++;
         for (int j = 1; j < k; j++) hess[(j - 1) * (size_t) (np + 1)] += wi * p[j];
         for (int m = 0; m < ns; m++) {
             int j = ps[m] - 1, bm = na + m;
-            double fm = fs[m];
+            double fm = fs[(size_t) ZROWS * m];
             hess[bm * (size_t) (np + 1)] += wi * p[j] * fm * fm;
             if (j >= 1) hess[(j - 1) + (size_t) np * bm] += wi * p[j] * fm;   /* (a_j, b_j), a above b */
         }
@@ -158,7 +164,7 @@ SEXP rlsc_softmax_map(SEXP f, SEXP code, SEXP own, SEXP w, SEXP theta, SEXP slop
        n and the threads */
     int nblocks = n > 0 ? (n - 1) / ZROWS + 1 : 0;
     size_t slot = apart(1 + np + (want_hess ? (size_t) np * np : 0));
-    size_t sd = apart(2 * (size_t) k + ns + (want_hess ? (size_t) ZROWS * np : 0));
+    size_t sd = apart(2 * (size_t) k + (size_t) ZROWS * ns + (want_hess ? (size_t) ZROWS * np : 0));
     if (nth > nblocks) nth = nblocks > 0 ? nblocks : 1;
     double fit = SLOT_DOUBLES / (double) slot;
     int per_round = fit < nth ? nth : fit > 64.0 * nth ? 64 * nth : (int) fit;
@@ -197,9 +203,10 @@ SEXP rlsc_softmax_map(SEXP f, SEXP code, SEXP own, SEXP w, SEXP theta, SEXP slop
    of weights) over the rows of positive weight, the centres and scales of
    the map's decision values (R/calibrate.R, fit_map()): rows of weight 0
    are never read, so rows that drop out of a map need not be copied out.
-   The deviations are scaled by the largest before they are squared, so
-   neither overflows nor underflows; 0 for a column without rows of positive
-   weight. */
+   Two passes; a third when the largest deviation lies beyond 1e150 or below
+   1e-150, which divides the deviations by it before they are squared, so
+   that the squares neither overflow nor underflow.  0 for a column without
+   rows of positive weight. */
 SEXP rlsc_column_spreads(SEXP f, SEXP w)
 {
     int n, nc;
@@ -219,21 +226,27 @@ SEXP rlsc_column_spreads(SEXP f, SEXP w)
                 sw += pw[i];
                 s += pw[i] * col[i];
             }
-        double m = sw > 0.0 ? s / sw : 0.0, top = 0.0;
+        double m = sw > 0.0 ? s / sw : 0.0, top = 0.0, q = 0.0;
         for (int i = 0; i < n; i++)
             if (pw[i] > 0.0) {
-                double e = fabs(col[i] - m);
-                if (e > top || ISNAN(e)) top = e;   /* (NaN stays: no spread) */
+                double e = col[i] - m;
+                if (fabs(e) > top || ISNAN(e)) top = fabs(e);   /* (NaN stays: no spread) */
+                q += pw[i] * e * e;
             }
-        double q = 0.0;
-        if (top > 0.0 && top < INFINITY)
+        /* deviations whose squares may overflow or underflow: again, each
+           divided by the largest first */
+        if (top > 0.0 && top < INFINITY && !(top > 1e-150 && top < 1e150)) {
+            q = 0.0;
             for (int i = 0; i < n; i++)
                 if (pw[i] > 0.0) {
                     double e = (col[i] - m) / top;
                     q += pw[i] * e * e;
                 }
+            sd[j] = top * sqrt(q / sw);
+        } else {
+            sd[j] = top > 0.0 && top < INFINITY ? sqrt(q / sw) : top;
+        }
         mean[j] = m;
-        sd[j] = top > 0.0 && top < INFINITY ? top * sqrt(q / sw) : top;
     }
     UNPROTECT(1);
     return out;
