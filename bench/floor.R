@@ -21,8 +21,10 @@
 #
 # vs_floor of a class shape is rlsc / (floor_s + cal_floor_s);
 # no_prob_vs_floor, the fit without probabilities against floor_s alone;
-# cal_vs_floor, the calibration's own time (the fit less the fit without
-# probabilities, in the same run) against cal_floor_s, paired by run.
+# cal_vs_floor, the calibration's own time within the fit (calibrate_fit(),
+# timed by trace()) against that run's calibration floor, the median over
+# runs: the fit less the fit without probabilities, a difference of two
+# noisy times, spread too far to compare changes of the calibration.
 #
 # fixed_s, the same fit on a few rows and columns, is what a fit costs
 # whatever the size of its data (mostly the R layer); beyond_fixed compares
@@ -66,6 +68,21 @@ small_case <- function(x, y, dual) {
        } else y[seq_len(n)])
 }
 
+# The calibration's own time within fits (cal_clock: seconds and calls),
+# by a trace of the package's calibrate_fit().
+cal_clock <- new.env()
+trace("calibrate_fit", where = asNamespace("rlsc"), print = FALSE,
+      tracer = quote(cal_clock$t0 <- proc.time()[["elapsed"]]),
+      exit = quote({
+        cal_clock$s <- cal_clock$s + proc.time()[["elapsed"]] - cal_clock$t0
+        cal_clock$n <- cal_clock$n + 1
+      }))
+reset_calibration_clock <- function() {
+  cal_clock$s <- 0
+  cal_clock$n <- 0
+}
+calibration_seconds <- function() if (cal_clock$n > 0) cal_clock$s / cal_clock$n else NA_real_
+
 # The calibration's floor (a fit of classes): its 5 folds' rows, their
 # Grams, and coefficients at 13 lambdas for each fold's held-out rows.
 calibration_case <- function(x, nt, nfold = 5L, ncal = 13L) {
@@ -103,10 +120,12 @@ for (s in bench_shapes) {
   G <- matrix(runif(ncol(B) * nl * nt), ncol(B))
   small <- small_case(x, y, dual)
   cal <- if (is.factor(y)) calibration_case(x, nt)
-  t <- matrix(NA_real_, reps, 11, dimnames = list(NULL, c("rlsc", "no_prob", "fixed", "gram", "eigen", "basis",
+  t <- matrix(NA_real_, reps, 12, dimnames = list(NULL, c("rlsc", "cal", "no_prob", "fixed", "gram", "eigen", "basis",
                                                         "lev", "fitted", "fold_gram", "fold_eigen", "heldout")))
   for (k in seq_len(reps)) {
+    reset_calibration_clock()
     t[k, "rlsc"] <- per_call(suppressWarnings(rlsc(x, y, lambda = grid)))
+    t[k, "cal"] <- calibration_seconds()   # (per fit: per_call() may repeat it)
     t[k, "fixed"] <- per_call(suppressWarnings(rlsc(small$x, small$y, lambda = grid)))
     # classes without probabilities (no calibration map): the floor's work
     if (is.factor(y)) {
@@ -127,13 +146,12 @@ for (s in bench_shapes) {
   run_floor <- rowSums(t[, c("gram", "eigen", "basis", "lev", "fitted"), drop = FALSE], na.rm = TRUE)
   run_whole <- run_floor + rowSums(t[, c("fold_gram", "fold_eigen", "heldout"), drop = FALSE], na.rm = TRUE)
   paired <- t[, "rlsc"] / run_whole
-  run_cal <- run_whole - run_floor
   rows[[length(rows) + 1L]] <- data.frame(
     shape = shape_label(s), mode = fit$form, L = nl, T = nt, rlsc_s = m[["rlsc"]], floor_s = floor_s,
     cal_floor_s = cal_s, vs_floor = m[["rlsc"]] / whole, paired_vs_floor = median(paired),
     paired_range = paste(format(range(paired), digits = 3), collapse = "-"),
     no_prob_vs_floor = m[["no_prob"]] / floor_s,
-    cal_vs_floor = if (is.null(cal)) NA_real_ else median((t[, "rlsc"] - t[, "no_prob"]) / run_cal),
+    cal_vs_floor = if (is.null(cal)) NA_real_ else median(t[, "cal"] / (run_whole - run_floor)),
     fixed_s = m[["fixed"]], beyond_fixed = (m[["rlsc"]] - m[["fixed"]]) / whole,
     gram_s = m[["gram"]], eigen_s = m[["eigen"]],
     basis_s = m[["basis"]], lev_s = m[["lev"]], fitted_s = m[["fitted"]])
@@ -179,8 +197,8 @@ cat("\nvs_floor = rlsc seconds / floor seconds (target <= 1.3); floor = gram + e
     "timed within seconds\nof each other), paired_range their range.\nClasses: the fit calibrates probabilities on 5-fold held-out values at 13 lambdas;",
     "its floor adds\ncal_floor_s (each fold's Gram, eigen() of its training Gram, its held-out rows",
     "times coefficients).\nno_prob_vs_floor: the fit with calibration_folds = 0, no probabilities,",
-    "against floor_s alone;\ncal_vs_floor: the calibration's time (rlsc less the fit without",
-    "probabilities) against cal_floor_s, the median over runs.\nfixed_s: the same fit (form, grid, response) of a few rows and columns",
+    "against floor_s alone;\ncal_vs_floor: the calibration's own time in the fit (calibrate_fit())",
+    "against that run's cal_floor, the median over runs.\nfixed_s: the same fit (form, grid, response) of a few rows and columns",
     "(small_case()): what a fit costs\nwhatever the data's size, mostly R's (the arguments' checks, the",
     "search's steps, the fit object);\nbeyond_fixed = (rlsc - fixed) / floor: the part of the fit that",
     "grows with the data against the floor (with the calibration's).\n")
