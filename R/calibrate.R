@@ -187,9 +187,9 @@ fold_maps <- function(entry, k) {
 # thousands strong: each map took 7 or 8 Newton steps, a neighbour's map was
 # a poor start, and the maps were half the cost of a 10-class fit.)
 # Rows of weight 0 or with a value missing drop out by weighing 0: the C
-# reads no such row, and centres and scales the columns row by row, so `f`
-# is never copied (its copies, centred and scaled, were a millisecond of
-# each map of 5000 rows and 10 classes).
+# reads no such row, and centres and scales the values as it reads them, so
+# `f` is never copied (its copies, centred and scaled, were a millisecond
+# of each map of 5000 rows and 10 classes).
 fit_map <- function(held, k, start = NULL, tol = 1e-11) {
   hold_blas_threads()   # once for all its evaluations (outside a fit: loo_predict())
   w <- held$w
