@@ -41,11 +41,14 @@ row_folds <- function(rows, i, nfold) {
   as.integer(fold)
 }
 
-# The rows `take` of a block (a fold's): x whole with the rows' numbers
-# (`take`), which the projections read by number (no copy of x's rows),
-# and the rows' own y and w.
+# The rows `take` of a block (a fold's), with their own y and w: dense x
+# whole with the rows' numbers (`take`), which the moments and projections
+# read by number in C (no copy of x's rows); sparse x, which R multiplies,
+# taken once here.
 fold_rows <- function(rows, take) {
-  list(x = rows$x, take = take, y = take_rows(rows$y, take), w = rows$w[take])
+  dense <- !is_sparse(rows$x)
+  list(x = if (dense) rows$x else take_rows(rows$x, take), take = if (dense) take,
+       y = take_rows(rows$y, take), w = rows$w[take])
 }
 
 # Fold k as messages name it: by its label in `foldid` when given.

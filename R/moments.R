@@ -19,10 +19,9 @@
 # of positive weight), ymax (largest |y|), wmax (largest weight), and per chunk
 # (named by chunk) n and chunk_sumw, which pass 2 checks again.
 
-# The moments of a block of rows: x's rows `take` (NULL: all of x), whose
-# own y and w are given; dense x is read by row number in C, never copied.
+# The moments of a block of rows: of dense x's rows `take` (NULL: all of
+# x; fold_rows()), read by number in C, whose own y and w are given.
 block_moments <- function(x, y, w, intercept, gram = TRUE, take = NULL) {
-  if (is_sparse(x) && !is.null(take)) x <- x[take, , drop = FALSE]
   mom <- if (is_sparse(x)) sparse_moments(x, y, w, intercept, gram) else {
     first <- match(TRUE, w > 0)
     if (intercept && !is.na(first)) {
@@ -110,8 +109,8 @@ chunk_moments <- function(rows, i, intercept, nfold = NULL, gram = TRUE, kfold =
   mom <- if (is.null(nfold)) block_moments(rows$x, rows$y, rows$w, intercept, gram) else {
     fold <- row_folds(rows, i, nfold)
     parts <- lapply(seq_len(nfold), function(k) {
-      take <- which(fold == k)
-      block_moments(rows$x, take_rows(rows$y, take), rows$w[take], intercept, gram, take)
+      part <- fold_rows(rows, which(fold == k))
+      block_moments(part$x, part$y, part$w, intercept, gram, part$take)
     })
     # (the folds' counts merged: no moments of all folds, which pass 1 merges)
     c(counts_of(Reduce(merge_counts, parts)), list(folds = parts))

@@ -186,11 +186,10 @@ direction_floor <- function(vectors, xmax, w, m) {
   sum(w) * (m * .Machine$double.eps)^2 * c_scaled_sumsq(vectors, as.double(xmax))
 }
 
-# B of rows x (of x's rows `take`, when given): ((x - shift) - center) v;
-# sparse x is not shifted (its shift is 0).
+# B of rows x (of dense x's rows `take`, when given: fold_rows()):
+# ((x - shift) - center) v; sparse x is not shifted (its shift is 0).
 project_rows <- function(x, eng, v = eng$v, take = NULL) {
   if (!is_sparse(x)) return(c_project(x, eng$shift, eng$center, v, take))
-  if (!is.null(take)) x <- x[take, , drop = FALSE]
   as.matrix(x %*% v) - rep_each(drop(crossprod(eng$center, v)), nrow(x))
 }
 
