@@ -177,7 +177,7 @@ fold_maps <- function(entry, k) {
 # (1..k) and weights `w`: list(a, b, theta), a and b k values each (a_1 = 0;
 # for two classes b_1 = 0 and b_2 the slope of the one column), minimizing the weighted
 # cross-entropy against Platt's targets under b >= 0: a convex problem of
-# 2k - 1 parameters, solved by projected Newton steps (newton_bounded()) on
+# 2k - 1 parameters, solved by projected Newton steps (c_softmax_fit()) on
 # columns centred at their weighted means and scaled by their weighted
 # standard deviations, in O(n k^2) per step; `theta`, the parameters on those
 # columns, serves as the start of the next lambda's map (`start`: a map,
@@ -186,10 +186,10 @@ fold_maps <- function(entry, k) {
 # deviations of 1e-4, made the slopes collinear with the intercepts and
 # thousands strong: each map took 7 or 8 Newton steps, a neighbour's map was
 # a poor start, and the maps were half the cost of a 10-class fit.)
-# Rows of weight 0 or with a value missing drop out by weighing 0: the C
-# reads no such row, and centres and scales the values as it reads them, so
-# `f` is never copied (its copies, centred and scaled, were a millisecond
-# of each map of 5000 rows and 10 classes).
+# Rows of weight 0 or with a value missing drop out by weighing 0: nothing
+# of such a row counts in the C, which centres and scales the values as it
+# reads them, so `f` is never copied (its copies, centred and scaled, were
+# a millisecond of each map of 5000 rows and 10 classes).
 fit_map <- function(held, k, start = NULL, tol = 1e-11) {
   hold_blas_threads()   # once for all its evaluations (outside a fit: loo_predict())
   w <- held$w
@@ -217,12 +217,6 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
   s[flat] <- 1
   inv_scale <- ifelse(flat, 0, 1 / s)
   na <- k - 1L
-  np <- na + length(slopes)
-  bounded <- seq_len(np) > na
-  # the loss, its gradient and Hessian in the parameters (src/calibrate.c)
-  objective <- function(theta, hessian = FALSE) {
-    c_softmax_map(f, code, own, w, theta, slopes, m[slopes], inv_scale, hessian)
-  }
   # the parameters on the centred, scaled columns (intercepts relative to
   # the first class's) of a map, and back
   scaled <- function(map) {
@@ -255,55 +249,8 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
     share <- wsum * own + sum(other) - other
     c(log(share[-1L] / share[1L]), ifelse(flat, 0, 1))
   }
-  unscaled(newton_bounded(objective, theta0, bounded, tol))
-}
-
-# Minimizes a smooth convex objective(theta, hessian) under theta >= 0 for
-# the `bounded` parameters: Newton steps on the parameters not held at their
-# bound (those at 0 whose gradient pushes them below), projected onto the
-# bounds, with backtracking; stops when the projected gradient vanishes or
-# the Newton step's promised decrease is below the loss's rounding.
-newton_bounded <- function(objective, theta, bounded, tol, maxit = 200L) {
-  held_at <- function(theta, grad) bounded & theta <= 0 & grad > 0
-  projected <- function(theta, grad) max(abs(grad[!held_at(theta, grad)]), 0)
-  theta[which(bounded & theta < 0)] <- 0
-  cur <- objective(theta, hessian = TRUE)
-  for (it in seq_len(maxit)) {
-    held <- held_at(theta, cur$grad)
-    if (max(abs(cur$grad[!held]), 0) < tol) break
-    free <- which(!held)
-    h <- cur$hess[free, free, drop = FALSE]
-    ridge <- 1e-12 * max(abs(diag(h)), 1e-300)
-    step <- numeric(length(theta))
-    step[free] <- -tryCatch(solve(h + diag(ridge, length(free)), cur$grad[free]),
-                            error = function(e) cur$grad[free])
-    # converged to rounding: the step promises less decrease than the
-    # rounding of the loss itself, and backtracking on rounding noise took
-    # dozens of evaluations per map to find no better point
-    if (-sum(cur$grad * step) <= 8 * .Machine$double.eps * max(1, abs(cur$value))) break
-    t <- 1
-    repeat {
-      new <- theta + t * step
-      new[which(bounded & new < 0)] <- 0
-      # the full step with the Hessian: accepted (nearly always), it starts
-      # the next step without a second evaluation; the shorter ones without
-      trial <- objective(new, hessian = t == 1)
-      if (trial$value <= cur$value + 1e-4 * sum(cur$grad * (new - theta)) || t < 1e-10) break
-      # next to the optimum the loss is flat to its rounding (a sum over the
-      # rows: 1e-14 of 1.1 on 1600 rows) while the gradient is still above
-      # `tol`; there the full step is taken if it shrinks the gradient.
-      # (Held to the loss alone, it failed on rounding, and each step
-      # backtracked 34 times to t < 1e-10: a fold's map of pure noise took
-      # up to 160 evaluations, and a loo_predict() of 2000 rows 185-670.)
-      if (t == 1 && abs(trial$value - cur$value) <= 1e-12 * max(1, abs(cur$value)) &&
-          projected(new, trial$grad) < projected(theta, cur$grad)) break
-      t <- t / 2
-    }
-    if (max(abs(new - theta)) <= 1e-15 * (1 + max(abs(theta)))) break
-    theta <- new
-    cur <- if (is.null(trial$hess)) objective(theta, hessian = TRUE) else trial
-  }
-  theta
+  fit <- c_softmax_fit(f, code, own, w, theta0, slopes, m[slopes], inv_scale, tol)
+  c(unscaled(fit$theta), list(evaluations = fit$evaluations))
 }
 
 # Each class's own decision value (n x k): its one-vs-all column, or for two

@@ -92,11 +92,18 @@ c_effective_df <- function(values, lambda) .Call(C_rlsc_effective_df, values, la
 # The calibration map's loss, gradient and (with `hessian`) Hessian at theta
 # (R/calibrate.R, fit_map()): f the decision values of the classes `slopes`,
 # centred at `center` and multiplied by `inv_scale` (0: a flat column, taken
-# as 0) row by row, `own` Platt's target of each class for its own rows;
-# rows of weight 0 are not read.
+# as 0) as they are read, `own` Platt's target of each class for its own
+# rows; rows of weight 0 add nothing, whatever their values.
 c_softmax_map <- function(f, code, own, w, theta, slopes, center, inv_scale, hessian = FALSE) {
   hold_blas_threads()
   .Call(C_rlsc_softmax_map, f, code, own, w, theta, slopes, center, inv_scale, hessian, thread_count())
+}
+
+# The map's fit from `theta` by projected Newton steps (slopes >= 0) to a
+# projected gradient below `tol`: list(theta, evaluations).
+c_softmax_fit <- function(f, code, own, w, theta, slopes, center, inv_scale, tol, maxit = 200L) {
+  hold_blas_threads()
+  .Call(C_rlsc_softmax_fit, f, code, own, w, theta, slopes, center, inv_scale, tol, maxit, thread_count())
 }
 
 # Each column's weighted mean and standard deviation over the rows of

@@ -43,10 +43,12 @@ SEXP rlsc_abs_max(SEXP x);
 SEXP rlsc_max_spread(SEXP y);
 SEXP rlsc_scaled_sumsq(SEXP v, SEXP x);
 SEXP rlsc_effective_df(SEXP values, SEXP lambda);
-/* calibrate.c: the calibration map's loss, gradient and Hessian, and its
-   columns' weighted means and spreads */
+/* calibrate.c: the calibration map's loss, gradient and Hessian, its fit
+   by Newton steps, and its columns' weighted means and spreads */
 SEXP rlsc_softmax_map(SEXP f, SEXP code, SEXP own, SEXP w, SEXP theta, SEXP slopes,
                       SEXP center, SEXP inv_scale, SEXP hessian, SEXP threads);
+SEXP rlsc_softmax_fit(SEXP f, SEXP code, SEXP own, SEXP w, SEXP theta, SEXP slopes,
+                      SEXP center, SEXP inv_scale, SEXP tol, SEXP maxit, SEXP threads);
 SEXP rlsc_column_spreads(SEXP f, SEXP w);
 /* threads.c: whether OpenMP is there, how many processors it sees and the
    BLAS's threads; setting the BLAS's threads */

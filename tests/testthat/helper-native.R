@@ -11,7 +11,7 @@
 native_entry_points <- c("rlsc_moments", "rlsc_eigen", "rlsc_eigen_list", "rlsc_project", "rlsc_crossprod",
                          "rlsc_loo_path", "rlsc_kernel_matrix", "rlsc_kernel_asymmetry", "rlsc_kernel_eigen",
                          "rlsc_abs_max", "rlsc_max_spread", "rlsc_scaled_sumsq", "rlsc_effective_df",
-                         "rlsc_softmax_map", "rlsc_column_spreads",
+                         "rlsc_softmax_map", "rlsc_softmax_fit", "rlsc_column_spreads",
                          "rlsc_thread_info",
                          "rlsc_blas_set_threads")
 
@@ -111,6 +111,13 @@ native_valid_args <- function(name) {
       list(native_matrix(n, ns), sample.int(k, n, TRUE), runif(k), abs(native_values(n)),
            native_values(k - 1L + ns), sample.int(k, ns, TRUE), native_values(ns), abs(native_values(ns)),
            flag(), threads)
+    },
+    rlsc_softmax_fit = {
+      k <- sample(2:5, 1L)
+      ns <- sample(0:k, 1L)
+      list(native_matrix(n, ns), sample.int(k, n, TRUE), runif(k), abs(native_values(n)),
+           native_values(k - 1L + ns), sample.int(k, ns, TRUE), native_values(ns), abs(native_values(ns)),
+           abs(native_values(1L)), sample(0:30, 1L), threads)
     },
     rlsc_column_spreads = list(native_matrix(n, d), abs(native_values(n))),
     rlsc_thread_info = list(),

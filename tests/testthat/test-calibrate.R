@@ -158,6 +158,28 @@ test_that("a class column flat to rounding gets no slope; the rest is the optimu
   }
 })
 
+test_that("the map's Newton fit starts on the bounds and ends at a projected gradient below tol", {
+  set.seed(31)
+  n <- 60
+  code <- sample(1:3, n, TRUE)
+  f <- matrix(rnorm(n * 3), n) + 0.7 * outer(code, 1:3, "==")
+  f[, 3] <- -f[, 3]   # class 3's values fall on its rows: its slope is held at 0
+  w <- rep(1 / n, n)
+  own <- rep(0.9, 3)
+  fit <- function(theta, tol, maxit) {
+    rlsc:::c_softmax_fit(f, code, own, w, theta, 1:3, numeric(3), rep(1, 3), tol, maxit)
+  }
+  start <- fit(c(0.1, -0.2, 1, -1, 2), 1e-10, 0L)
+  expect_identical(start$theta, c(0.1, -0.2, 1, 0, 2))   # a negative slope moved onto its bound
+  expect_identical(start$evaluations, 1L)
+  end <- fit(c(0.1, -0.2, 1, -1, 2), 1e-10, 200L)
+  at <- rlsc:::c_softmax_map(f, code, own, w, end$theta, 1:3, numeric(3), rep(1, 3))
+  held <- c(FALSE, FALSE, end$theta[3:5] <= 0 & at$grad[3:5] > 0)
+  expect_identical(held, c(FALSE, FALSE, FALSE, FALSE, TRUE))
+  expect_lt(max(abs(at$grad[!held])), 1e-10)
+  expect_gt(end$evaluations, 2L)
+})
+
 test_that("a map at its optimum to the loss's rounding stops in a few evaluations", {
   # every slope held at 0 (each class's values lower on its own rows), the
   # map started from the one fitted on all rows: the fold maps start next to
@@ -174,8 +196,8 @@ test_that("a map at its optimum to the loss's rounding stops in a few evaluation
   expect_identical(full$b, c(0, 0, 0))
   for (j in 1:5) {
     h <- list(f = f[fold != j, ], code = code[fold != j], w = rep(1, sum(fold != j)))
-    evals <- traced_sum("c_softmax_map", 1, map <- rlsc:::fit_map(h, 3L, full[c("a", "b")], tol = 1e-8))
-    expect_lte(evals, 6)
+    map <- rlsc:::fit_map(h, 3L, full[c("a", "b")], tol = 1e-8)
+    expect_lte(map$evaluations, 6)
     # the optimum from its definition: the intercepts' gradient vanishes
     # (the slopes' pushes them below 0)
     own <- (tabulate(h$code, 3) + 1) / (tabulate(h$code, 3) + 2)

@@ -149,6 +149,22 @@ entry_points <- list(
       list(1:2, "'inv_scale' must be a double vector"), list(NA, "'hessian' must be TRUE or FALSE"),
       list(0L, threads_error)),
     arg = c(1, 1, 2, 2, 3, 4, 5, 6, 6, 7, 8, 9, 10)),
+  C_rlsc_softmax_fit = list(
+    ok = list(matrix(0.5, 4, 2), c(1L, 2L, 1L, 2L), c(0.6, 0.6), rep(0.25, 4), c(0, 1, 1), 1:2, c(0, 0.5),
+              c(1, 0), 1e-8, 200L, 2L),
+    bad = list(
+      list(1:8, "'f' must be a double matrix"), list(c(1, 2, 1, 2), "'code' must be an integer vector of length 4"),
+      list(c(1L, 3L, 1L, 2L), "'code' must hold classes 1 to 2"),
+      list(0.5, "'own' must be a double vector of length at least 2"),
+      list(rep(1, 3), "'w' must have length 4"), list(c(0, 1), "'theta' must have length 3"),
+      list(c(1L, 5L), "'slopes' must hold classes 1 to 2"), list(1, "'center' must have length 2"),
+      list(1:2, "'inv_scale' must be a double vector"),
+      list(-1, "'tol' must be a number >= 0"), list(NA_real_, "'tol' must be a number >= 0"),
+      list(c(1e-8, 1e-8), "'tol' must be a number >= 0"),
+      list(-1L, "'maxit' must be a whole number >= 0"), list(NA_integer_, "'maxit' must be a whole number >= 0"),
+      list(2, "'maxit' must be a whole number >= 0"),
+      list(0L, threads_error)),
+    arg = c(1, 2, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9, 10, 10, 10, 11)),
   C_rlsc_column_spreads = list(
     ok = list(matrix(1, 4, 2), rep(1, 4)),
     bad = list(list(1:8, "'f' must be a double matrix"), list(c(1, 2), "'f' must be a matrix"),
