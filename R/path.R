@@ -152,8 +152,11 @@ kept_fields <- c("omh", "fitted", "loo", "y", "weights", "index")
 # listed in order (finish_path() binds them).
 merge_path_parts <- function(a, b) {
   out <- b
-  out[c("w", "mean", "m2")] <- merge_stats(a, b)
-  out$n_na <- a$n_na + b$n_na
+  # (held-out values alone, heldout_paths(), carry no losses)
+  if (!is.null(b[["w"]])) {
+    out[c("w", "mean", "m2")] <- merge_stats(a, b)
+    out$n_na <- a$n_na + b$n_na
+  }
   out$npos <- a$npos + b$npos
   for (k in kept_fields) out[[k]] <- c(a[[k]], b[[k]])
   out
@@ -165,10 +168,10 @@ finish_path <- function(out, eng, lambda) {
   if (!is.null(out$loo)) {
     order <- if (!is.null(out$index)) order(unlist(out$index))
     pick <- function(m) if (is.null(order)) m else if (is.matrix(m)) m[order, , drop = FALSE] else m[order]
-    out$omh <- pick(do.call(rbind, out$omh))
+    if (!is.null(out$omh)) out$omh <- pick(do.call(rbind, out$omh))
     out$y <- pick(do.call(rbind, out$y))
     out$weights <- pick(unlist(out$weights, use.names = FALSE))
-    for (k in c("fitted", "loo")) {
+    for (k in intersect(c("fitted", "loo"), names(out))) {
       out[[k]] <- bind_rows3(out[[k]])
       if (!is.null(order)) out[[k]] <- out[[k]][order, , , drop = FALSE]
     }
