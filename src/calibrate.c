@@ -57,12 +57,14 @@ typedef struct {
    turn, an evaluation of 5000 rows and 10 classes with the Hessian took
    0.73-0.89 ms on two threads (AMD EPYC, OpenBLAS): a row's values of
    the block's columns lay 4 KiB apart, in one set of the L1 cache; 520
-   doubles apart, 0.39-0.53 ms; a column at a time, 0.33-0.35 ms.  A row of
+   doubles apart, 0.39-0.53 ms; a column at a time, 0.33-0.35 ms.  The
+   targets' sums taken per class, no loop branches on a row's class or
+   weight (such loops stay scalar): on one thread 0.72 -> 0.59 ms.  A row of
    weight 0 enters with values 0 and weight 0, so that a missing value adds
    nothing.  No R API: this runs in the threads. */
 static size_t block_doubles(int k, int ns, int np, int hess)
 {
-    return (size_t) ZROWS * (ns + k + 7 + (hess ? np : 0));
+    return (size_t) ZROWS * (ns + k + 8 + (hess ? np : 0)) + 2 * (size_t) k + ns;
 }
 
 static void softmax_block(const softmax_job *job, int i0, int i1, double *out, double *scratch)
@@ -75,23 +77,48 @@ static void softmax_block(const softmax_job *job, int i0, int i1, double *out, d
     /* fb: the values centred and scaled (a flat column's are 0); e: eta
        less the row's largest, then p; per row: w, sqrt(w), the largest eta,
        then the sum of exponentials, the sum of e, e of the row's class, the
-       target of the other classes and own less other; zb: sqrt(w) z */
+       target of the other classes, own less other and w times other; per
+       class the sums over its rows of w (own - other), and of that times
+       its value; per slope the sum of w other f; zb: sqrt(w) z */
     double *fb = scratch, *e = fb + (size_t) ZROWS * ns, *w = e + (size_t) ZROWS * k, *sw = w + ZROWS,
         *top = sw + ZROWS, *tot = top + ZROWS, *ec = tot + ZROWS, *tother = ec + ZROWS, *tdiff = tother + ZROWS,
-        *zb = tdiff + ZROWS;
+        *wt = tdiff + ZROWS, *dc = wt + ZROWS, *dcf = dc + k, *swtf = dcf + k, *zb = swtf + ns;
+    double swt = 0.0;
     for (int i = 0; i < nb; i++) {
         double wi = pw[i] > 0.0 ? pw[i] : 0.0, own = po[pc[i] - 1];
         w[i] = wi;
         sw[i] = sqrt(wi);
         tother[i] = (1.0 - own) / (k - 1);
         tdiff[i] = own - tother[i];
+        wt[i] = wi * tother[i];
+        swt += wt[i];
         top[i] = -INFINITY;
         tot[i] = 0.0;
     }
+    /* (the value read whatever the row's weight, then 0 where it weighs 0:
+       no branch in the loop, which vectorizes) */
     for (int m = 0; m < ns; m++) {
         const double *col = job->pf + (size_t) n * m + i0;
-        double c = pcen[m], a = pinv[m], *o = fb + (size_t) ZROWS * m;
-        for (int i = 0; i < nb; i++) o[i] = a == 0.0 || w[i] == 0.0 ? 0.0 : (col[i] - c) * a;
+        double c = pcen[m], a = pinv[m], *o = fb + (size_t) ZROWS * m, s = 0.0;
+        if (a == 0.0) {
+            memset(o, 0, sizeof(double) * nb);
+        } else {
+            RLSC_OMP(omp simd)
+            for (int i = 0; i < nb; i++) {
+                double v = (col[i] - c) * a;
+                o[i] = w[i] > 0.0 ? v : 0.0;
+            }
+        }
+        RLSC_OMP(omp simd reduction(+:s))
+        for (int i = 0; i < nb; i++) s += wt[i] * o[i];
+        swtf[m] = s;
+    }
+    for (int j = 0; j < k; j++) dc[j] = dcf[j] = 0.0;
+    for (int i = 0; i < nb; i++) {
+        int c = pc[i] - 1, m = slope_of[c];
+        double v = w[i] * tdiff[i];
+        dc[c] += v;
+        if (m >= 0) dcf[c] += v * fb[(size_t) ZROWS * m + i];
     }
     for (int j = 0; j < k; j++) {
         double aj = j ? th[j - 1] : 0.0, *ej = e + (size_t) ZROWS * j;
@@ -114,9 +141,8 @@ static void softmax_block(const softmax_job *job, int i0, int i1, double *out, d
             ej[i] -= top[i];
             tot[i] += ej[i];
         }
-        for (int i = 0; i < nb; i++)
-            if (pc[i] == j + 1) ec[i] = ej[i];
     }
+    for (int i = 0; i < nb; i++) ec[i] = e[(size_t) ZROWS * (pc[i] - 1) + i];
     for (int i = 0; i < nb; i++) top[i] = 0.0;   /* now the sum of exponentials */
     for (int j = 0; j < k; j++) {
         double *ej = e + (size_t) ZROWS * j;
@@ -132,24 +158,33 @@ static void softmax_block(const softmax_job *job, int i0, int i1, double *out, d
         value -= w[i] * (tother[i] * (tot[i] - k * ls) + tdiff[i] * (ec[i] - ls));
         top[i] = 1.0 / top[i];
     }
+    /* the gradient: sum_i w (p_j - t_j) (times f), the sums of w p less
+       those of the targets, w other over every row and w (own - other) over
+       the class's own rows */
     for (int j = 0; j < k; j++) {
         double *pj = e + (size_t) ZROWS * j;
-        int m = slope_of[j], cj = j + 1;
-        const double *fm = m >= 0 ? fb + (size_t) ZROWS * m : NULL;
-        double ra = 0.0, rb = 0.0, hp = 0.0, hf = 0.0, hff = 0.0;
-        RLSC_OMP(omp simd reduction(+:ra, rb, hp, hf, hff))
-        for (int i = 0; i < nb; i++) {
-            double p = pj[i] * top[i], wp = w[i] * p, f = fm ? fm[i] : 0.0;
-            double r = wp - w[i] * (tother[i] + (pc[i] == cj ? tdiff[i] : 0.0));
-            pj[i] = p;
-            ra += r;
-            rb += r * f;
-            hp += wp;
-            hf += wp * f;
-            hff += wp * f * f;
+        int m = slope_of[j];
+        double hp = 0.0, hf = 0.0, hff = 0.0;
+        if (m >= 0) {
+            const double *fm = fb + (size_t) ZROWS * m;
+            RLSC_OMP(omp simd reduction(+:hp, hf, hff))
+            for (int i = 0; i < nb; i++) {
+                double p = pj[i] * top[i], wp = w[i] * p, wpf = wp * fm[i];
+                pj[i] = p;
+                hp += wp;
+                hf += wpf;
+                hff += wpf * fm[i];
+            }
+        } else {
+            RLSC_OMP(omp simd reduction(+:hp))
+            for (int i = 0; i < nb; i++) {
+                double p = pj[i] * top[i];
+                pj[i] = p;
+                hp += w[i] * p;
+            }
         }
-        if (j) grad[j - 1] += ra;
-        if (m >= 0) grad[na + m] += rb;
+        if (j) grad[j - 1] += hp - swt - dc[j];
+        if (m >= 0) grad[na + m] += hf - swtf[m] - dcf[j];
         if (!hess) continue;
         if (j) hess[(j - 1) * (size_t) (np + 1)] += hp;
         if (m >= 0) {
