@@ -185,12 +185,10 @@ held_out_rows <- function(rows, i, nfold) {
 heldout_paths <- function(held, engines, lambda, classify, keep, unit, columns = TRUE) {
   lapply(seq_along(engines), function(k) {
     set <- primal_rows(engines[[k]], held[[k]], heldout = TRUE, lambda = lambda)
-    part <- if (!keep) row_path(set, engines[[k]], lambda, classify, keep, unit, columns = columns) else {
-      if (is.null(set$products)) {
-        row_path(set, engines[[k]], lambda, classify, keep, unit, columns = columns)[heldout_fields]
-      } else heldout_values(set, unit)
+    part <- if (keep && !is.null(set$products)) heldout_values(set, unit) else {
+      row_path(set, engines[[k]], lambda, classify, keep, unit, columns = columns)
     }
-    fold_collect(part, length(engines[[k]]$g))
+    fold_collect(if (keep) part[heldout_fields] else part, length(engines[[k]]$g))
   })
 }
 

@@ -93,7 +93,9 @@ c_effective_df <- function(values, lambda) .Call(C_rlsc_effective_df, values, la
 # (R/calibrate.R, fit_map()): f the decision values of the classes `slopes`,
 # centred at `center` and multiplied by `inv_scale` (0: a flat column, taken
 # as 0) as they are read, `own` Platt's target of each class for its own
-# rows; rows of weight 0 add nothing, whatever their values.
+# rows; rows of weight 0 add nothing, whatever their values.  (Fits take
+# their evaluations inside c_softmax_fit(); the tests check the derivatives
+# through this.)
 c_softmax_map <- function(f, code, own, w, theta, slopes, center, inv_scale, hessian = FALSE) {
   hold_blas_threads()
   .Call(C_rlsc_softmax_map, f, code, own, w, theta, slopes, center, inv_scale, hessian, thread_count())

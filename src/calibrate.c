@@ -337,15 +337,21 @@ static int newton_solve(double *h, double *x, int nf, int *ipiv, double *work, i
     return info == 0 && rcond >= DBL_EPSILON;
 }
 
-/* The largest |gradient| over the parameters not held at their bound (the
-   slopes, from `na` on, at 0 whose gradient pushes them below): 0 if none,
-   NaN if any is. */
+/* Whether parameter q is held at its bound: a slope (from `na` on) at 0
+   whose gradient pushes it below. */
+static int held_at(const double *theta, const double *grad, int q, int na)
+{
+    return q >= na && theta[q] <= 0.0 && grad[q] > 0.0;
+}
+
+/* The largest |gradient| over the parameters not held at their bound: 0 if
+   none, NaN if any is. */
 static double projected_gradient(const double *theta, const double *grad, int np, int na)
 {
     double top = 0.0;
     for (int q = 0; q < np; q++) {
-        int held = q >= na && theta[q] <= 0.0 && grad[q] > 0.0;
-        if (!held && (ISNAN(grad[q]) || fabs(grad[q]) > top)) top = fabs(grad[q]);   /* (NaN stays) */
+        if (!held_at(theta, grad, q, na) && (ISNAN(grad[q]) || fabs(grad[q]) > top))
+            top = fabs(grad[q]);   /* (NaN stays) */
         if (ISNAN(top)) return top;
     }
     return top;
@@ -376,7 +382,8 @@ SEXP rlsc_softmax_fit(SEXP f, SEXP code, SEXP own, SEXP w, SEXP theta, SEXP slop
     int np = ev.job.np, na = ev.job.na, iters = INTEGER(maxit)[0], evals = 0;
     double eps = REAL(tol)[0];
     size_t p2 = (size_t) np * np;
-    double *th = (double *) rlsc_scratch(held, 8 * (size_t) np + 3 * p2 + 4 * (size_t) np, sizeof(double));
+    /* six vectors of np, three matrices of np x np, dgecon's 4 np */
+    double *th = (double *) rlsc_scratch(held, 10 * (size_t) np + 3 * p2, sizeof(double));
     double *grad = th + np, *tgrad = grad + np, *step = tgrad + np, *nw = step + np, *x = nw + np,
         *hess = x + np, *thess = hess + p2, *h = thess + p2, *work = h + p2;
     int *free = (int *) rlsc_scratch(held, 3 * (size_t) np + 1, sizeof(int)), *ipiv = free + np,
@@ -389,8 +396,9 @@ SEXP rlsc_softmax_fit(SEXP f, SEXP code, SEXP own, SEXP w, SEXP theta, SEXP slop
     for (int it = 0; it < iters; it++) {
         int nf = 0;
         for (int q = 0; q < np; q++)
-            if (!(q >= na && th[q] <= 0.0 && grad[q] > 0.0)) free[nf++] = q;
-        if (projected_gradient(th, grad, np, na) < eps || nf == 0) break;
+            if (!held_at(th, grad, q, na)) free[nf++] = q;
+        double pg = projected_gradient(th, grad, np, na);
+        if (pg < eps || nf == 0) break;
         double top = 0.0;
         for (int a = 0; a < nf; a++) {
             double dq = fabs(hess[free[a] * ((size_t) np + 1)]);
@@ -437,7 +445,7 @@ SEXP rlsc_softmax_fit(SEXP f, SEXP code, SEXP own, SEXP w, SEXP theta, SEXP slop
                of pure noise took up to 160 evaluations, and a loo_predict()
                of 2000 rows 185-670.) */
             if (t == 1.0 && fabs(trial - value) <= 1e-12 * at_least_one(value) &&
-                projected_gradient(nw, tgrad, np, na) < projected_gradient(th, grad, np, na))
+                projected_gradient(nw, tgrad, np, na) < pg)
                 break;
             t /= 2;
         }
