@@ -209,7 +209,7 @@ fit_bands <- function(data, spec, call) {
     best$setting <- spec$kernel
     best$tables <- best$tables[chosen]
     # the chosen candidate's fold engines calibrate probabilities (calibrate_fit())
-    search$fold_engines <- function(kern, fold, nfold, sd) search$candidate_folds(chosen, fold, nfold)
+    search$fold_engines <- function(kern, fold, nfold, sd, moments = NULL) search$candidate_folds(chosen, fold, nfold)
     fit <- new_fit(call, best, search, spec)
     nt <- ncol(fit$y)
     scores <- matrix(best$scores, ncol = 1L)

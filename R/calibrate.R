@@ -19,8 +19,9 @@
 # At fit time (calibrate_fit(), called by new_fit()) the held-out values come
 # from the package's K-fold machinery (kfold.R: fold engines from merged fold
 # moments in the primal form, a dual engine per fold; no refits): the fit's
-# own folds for cv = K, else `calibration_folds` folds stratified by class
-# (a chunk source's rows take the folds in turn within each chunk).  The fit
+# own folds for cv = K, else `calibration_folds` folds stratified by class,
+# dealt in turn (dealt_folds(); a chunk source's rows take the folds in turn
+# within each chunk).  The fit
 # keeps, at lambda_min and lambda_1se, the map fitted on every row's held-out
 # value, which predict(type = "prob") applies, and the held-out values, from
 # which loo_predict(type = "prob") fits the K maps without each fold and
@@ -29,8 +30,9 @@
 
 # The calibration of a fit: NULL (regression, or calibration_folds = 0), or
 # list(K, foldid (memory) or NULL (the chunks' rule), at = list of list(lambda,
-# full, held)).  `fold_engines(fold, K)` builds the chosen setting's fold
-# engines for fold labels `fold` (NULL: the chunks' rule).
+# full, held)).  `fold_engines(fold, K, moments)` builds the chosen setting's
+# fold engines for fold labels `fold` (NULL: the chunks' rule), from the
+# folds' `moments` when pass 1 kept them (NULL: a pass of its own).
 calibrate_fit <- function(best, spec, data, sel, fold_engines) {
   if (data$resp$type != "classification" || !spec$calibration) return(NULL)
   if (spec$cv$type == "kfold") {
@@ -39,10 +41,12 @@ calibrate_fit <- function(best, spec, data, sel, fold_engines) {
     engines <- best$folds
   } else {
     nfold <- min(spec$calibration_folds, best$npos)
+    # (the folds' moments from pass 1, where it kept them: with_calibration_folds())
+    kept <- identical(data$calibration_folds, nfold)
     fold <- if (data$kind == "memory") {
-      make_folds(nfold, NULL, nrow(data$rows$x), class_codes(data$rows$y))
+      if (kept) data$rows$fold else dealt_folds(nfold, class_codes(data$rows$y))
     }
-    engines <- fold_engines(fold, nfold)
+    engines <- fold_engines(fold, nfold, if (kept) best$calibration)
   }
   if (data$kind == "memory") data$rows$fold <- fold
   k <- length(data$resp$classes)
@@ -111,6 +115,20 @@ each_heldout <- function(engines, data, grid, nfold, cw, visit) {
     }
     for (j in seq_along(b)) visit(b[j], c(list(f = f[, (j - 1L) * nt + seq_len(nt), drop = FALSE]), rows))
   }
+}
+
+# The calibration's folds of rows in memory: each class's rows, in their
+# order, deal the folds in turn, continuing from class to class, so that
+# every fold holds each class's count within one and the folds' sizes
+# differ by at most one (a chunk source's rows deal theirs in turn within
+# each chunk).  No random numbers: in a primal fit the whole data's moments
+# are the folds' merged (with_calibration_folds()), and random folds would
+# make the numbers of a fit, its leave-one-out path too, differ in their
+# last bits from one call to the next.
+dealt_folds <- function(nfold, strata) {
+  fold <- integer(length(strata))
+  fold[order(strata)] <- rep_len(seq_len(nfold), length(strata))
+  fold
 }
 
 # The path map nearest to (the first of) `lambda` in log(lambda): a start

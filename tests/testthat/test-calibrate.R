@@ -334,6 +334,63 @@ test_that("probabilities of no rows, and of a grid of lambda = 0 alone", {
                                        predict(zero, iris[c(1, 51, 101), ], lambda = 2)), tolerance = 1e-12)
 })
 
+test_that("the calibration's folds are dealt, not drawn: a fit's numbers are the same at every call", {
+  # each class's rows, in their order, take the folds in turn, continuing
+  # from class to class (a reference built row by row)
+  code <- c(2L, 1L, 2L, 3L, 1L, 1L, 2L, 3L, 2L, 1L, 1L, 2L, 3L)
+  ref <- integer(length(code))
+  k <- 0L
+  for (cl in 1:3) {
+    for (i in which(code == cl)) {
+      ref[i] <- k %% 4L + 1L
+      k <- k + 1L
+    }
+  }
+  expect_identical(rlsc:::dealt_folds(4L, code), ref)
+  # a primal fit by LOO merges the whole data's moments from its calibration
+  # folds': random folds would move its path's last bits from call to call
+  x <- as.matrix(iris[c(1:40, 51:120, 131:150), 1:4])
+  cls <- droplevels(iris$Species[c(1:40, 51:120, 131:150)])
+  set.seed(1)
+  a <- rlsc_short(x, cls)
+  set.seed(2)
+  b <- rlsc_short(x, cls)
+  expect_identical(a$path, b$path)
+  expect_identical(a$calibration, b$calibration)
+  expect_identical(a$calibration$foldid, rlsc:::dealt_folds(5L, as.integer(cls)))
+  expect_true(all(table(a$calibration$foldid, cls) == rep(c(8L, 10L, 8L), each = 5)))
+  # the path is that of the whole data's moments, as without a calibration
+  none <- rlsc_short(x, cls, calibration_folds = 0)
+  expect_equal(a$path, none$path, tolerance = 1e-12)
+  expect_equal(coef(a), coef(none), tolerance = 1e-12)
+})
+
+test_that("a chunked LOO fit of classes reads its chunks once for the calibration", {
+  x <- as.matrix(iris[, 1:4])
+  reads <- 0L
+  src <- function() {
+    chunk_source(split(1:150, rep(1:3, each = 50)), function(i) {
+      reads <<- reads + 1L
+      list(x = x[i, ], y = iris$Species[i])
+    })
+  }
+  reads <- 0L
+  plain <- rlsc_short(src(), lambda = c(1, 0.1), calibration_folds = 0)
+  without <- reads
+  reads <- 0L
+  calibrated <- rlsc_short(src(), lambda = c(1, 0.1))
+  # the held-out values' pass; the folds' moments come from pass 1
+  expect_identical(reads - without, 3L)
+  expect_identical(calibrated$calibration$K, 5L)
+  expect_equal(calibrated$path, plain$path, tolerance = 1e-12)
+  # chunks holding fewer rows of positive weight than `calibration_folds`:
+  # the calibration makes its own pass with fewer folds
+  few <- chunk_source(list(1:3, c(51:52, 101)), function(i) list(x = x[i, ], y = iris$Species[i]))
+  small <- suppressWarnings(rlsc(few, lambda = c(1, 0.1), calibration_folds = 10))
+  expect_identical(small$calibration$K, 6L)
+  expect_equal(unname(rowSums(predict(small, x[1:2, ], type = "prob"))), c(1, 1))
+})
+
 test_that("K-fold fits calibrate on their own folds; chunks equal memory; kernels and weights", {
   x <- as.matrix(iris[, 1:4])
   folds <- rep(1:4, length.out = 150)
