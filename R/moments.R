@@ -80,8 +80,7 @@ merge_moments <- function(a, b) {
     f <- a$sumw * b$sumw / w
     out$xbar <- a$xbar + dx * (b$sumw / w)
     out$ybar <- a$ybar + dy * (b$sumw / w)
-    out$sxx <- a$sxx + b$sxx + f * (if (is.matrix(a$sxx)) tcrossprod(dx) else dx^2)
-    out$sxy <- a$sxy + b$sxy + f * tcrossprod(dx, dy)
+    out[c("sxx", "sxy")] <- c_merge_moments(a$sxx, b$sxx, a$sxy, b$sxy, dx, dy, f)
     if (!is.null(a$raw)) out$raw <- a$raw + b$raw
   }
   out$sumw <- w

@@ -13,6 +13,11 @@ c_moments <- function(x, y, w, shift = NULL, yshift = NULL, gram = TRUE, rows = 
   .Call(C_rlsc_moments, x, y, w, shift, yshift, gram, rows, thread_count())
 }
 
+# The pairwise update of two sets of moments (merge_moments()): list(sxx =
+# sa + sb + f dx dx' (or its diagonal, for vectors sa and sb), sxy = ca + cb
+# + f dx dy').
+c_merge_moments <- function(sa, sb, ca, cb, dx, dy, f) .Call(C_rlsc_merge_moments, sa, sb, ca, cb, dx, dy, f)
+
 # Step 2: the symmetric eigendecomposition, largest eigenvalue first.
 c_eigen <- function(s) {
   hold_blas_threads()

@@ -438,3 +438,60 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
     UNPROTECT(2);
     return out;
 }
+
+/* The pairwise update of two sets of moments (R/moments.R, merge_moments()):
+   S = S_a + S_b + f dx dx' (d x d, or its diagonal, a d-vector) and C = C_a +
+   C_b + f dx dy' (d x T), in one pass each into fresh results.  In R each
+   merge formed three d x d temporaries (a 200 x 200 merge 0.2 ms, mostly
+   their allocation); a 5-fold fit merges its folds a dozen times. */
+SEXP rlsc_merge_moments(SEXP sa, SEXP sb, SEXP ca, SEXP cb, SEXP dx, SEXP dy, SEXP f)
+{
+    if (!isReal(dx)) error("'dx' must be a double vector");
+    if (!isReal(dy)) error("'dy' must be a double vector");
+    if (XLENGTH(dx) > INT_MAX || XLENGTH(dy) > INT_MAX) error("'dx' and 'dy' are too long");
+    int d = LENGTH(dx), nt = LENGTH(dy), full = isMatrix(sa), r, c;
+    if (full) {
+        rlsc_check_double_matrix(sa, "sa", &r, &c);
+        if (r != d || c != d) error("'sa' must be a %d x %d matrix or a vector of length %d", d, d, d);
+    } else {
+        rlsc_check_double_vector(sa, "sa", d);
+    }
+    if (isMatrix(sb) != full) error("'sb' must have the shape of 'sa'");
+    if (full) {
+        rlsc_check_double_matrix(sb, "sb", &r, &c);
+        if (r != d || c != d) error("'sb' must have the shape of 'sa'");
+    } else {
+        rlsc_check_double_vector(sb, "sb", d);
+    }
+    rlsc_check_double_matrix(ca, "ca", &r, &c);
+    if (r != d || c != nt) error("'ca' must be a %d x %d matrix", d, nt);
+    rlsc_check_double_matrix(cb, "cb", &r, &c);
+    if (r != d || c != nt) error("'cb' must be a %d x %d matrix", d, nt);
+    if (!isReal(f) || LENGTH(f) != 1) error("'f' must be a number");
+    const double *pa = REAL(sa), *pb = REAL(sb), *qa = REAL(ca), *qb = REAL(cb), *px = REAL(dx),
+        *py = REAL(dy);
+    double ff = REAL(f)[0];
+    const char *names[] = {"sxx", "sxy", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    SET_VECTOR_ELT(out, 0, full ? allocMatrix(REALSXP, d, d) : allocVector(REALSXP, d));
+    SET_VECTOR_ELT(out, 1, allocMatrix(REALSXP, d, nt));
+    double *s = REAL(VECTOR_ELT(out, 0)), *cc = REAL(VECTOR_ELT(out, 1));
+    /* (as R evaluates a + b + f * tcrossprod(dx, v): the sum, then f times
+       the product) */
+    if (full) {
+        for (int j = 0; j < d; j++)
+            for (int i = 0; i < d; i++) {
+                size_t k = i + (size_t) d * j;
+                s[k] = (pa[k] + pb[k]) + ff * (px[i] * px[j]);
+            }
+    } else {
+        for (int j = 0; j < d; j++) s[j] = (pa[j] + pb[j]) + ff * (px[j] * px[j]);
+    }
+    for (int t = 0; t < nt; t++)
+        for (int i = 0; i < d; i++) {
+            size_t k = i + (size_t) d * t;
+            cc[k] = (qa[k] + qb[k]) + ff * (px[i] * py[t]);
+        }
+    UNPROTECT(1);
+    return out;
+}

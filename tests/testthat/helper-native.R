@@ -11,7 +11,7 @@
 native_entry_points <- c("rlsc_moments", "rlsc_eigen", "rlsc_eigen_list", "rlsc_project", "rlsc_crossprod",
                          "rlsc_loo_path", "rlsc_kernel_matrix", "rlsc_kernel_asymmetry", "rlsc_kernel_eigen",
                          "rlsc_abs_max", "rlsc_max_spread", "rlsc_scaled_sumsq", "rlsc_effective_df",
-                         "rlsc_softmax_map", "rlsc_softmax_fit", "rlsc_column_spreads",
+                         "rlsc_softmax_map", "rlsc_softmax_fit", "rlsc_column_spreads", "rlsc_merge_moments",
                          "rlsc_thread_info",
                          "rlsc_blas_set_threads")
 
@@ -120,6 +120,12 @@ native_valid_args <- function(name) {
            abs(native_values(1L)), sample(0:30, 1L), threads)
     },
     rlsc_column_spreads = list(native_matrix(n, d), abs(native_values(n))),
+    rlsc_merge_moments = {
+      diag_only <- flag()
+      s <- function() if (diag_only) native_values(d) else native_matrix(d, d)
+      list(s(), s(), native_matrix(d, nt), native_matrix(d, nt), native_values(d), native_values(nt),
+           native_values(1L))
+    },
     rlsc_thread_info = list(),
     rlsc_blas_set_threads = list(sample(1:2, 1L)))
 }

@@ -170,6 +170,19 @@ entry_points <- list(
     bad = list(list(1:8, "'f' must be a double matrix"), list(c(1, 2), "'f' must be a matrix"),
                list(rep(1, 3), "'w' must have length 4"), list(1:4, "'w' must be a double vector")),
     arg = c(1, 1, 2, 2)),
+  C_rlsc_merge_moments = list(
+    ok = list(diag(2), diag(2), matrix(1, 2, 1), matrix(1, 2, 1), c(1, 2), 3, 0.5),
+    bad = list(
+      list(1:4, "'sa' must be a double vector"),
+      list(matrix(1, 3, 3), "'sa' must be a 2 x 2 matrix or a vector of length 2"),
+      list(c(1, 2), "'sb' must have the shape of 'sa'"), list(matrix(1, 3, 3), "'sb' must have the shape of 'sa'"),
+      list(matrix(1, 3, 1), "'ca' must be a 2 x 1 matrix"), list(c(1, 1), "'ca' must be a matrix"),
+      list(matrix(1L, 2, 1), "'cb' must be a double matrix"), list(matrix(1, 2, 2), "'cb' must be a 2 x 1 matrix"),
+      list(1:2, "'dx' must be a double vector"),
+      list(c(1, 2, 3), "'sa' must be a 3 x 3 matrix or a vector of length 3"),
+      list("a", "'dy' must be a double vector"), list(c(1, 2), "'ca' must be a 2 x 2 matrix"),
+      list(c(1, 2), "'f' must be a number"), list(1L, "'f' must be a number")),
+    arg = c(1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7)),
   C_rlsc_thread_info = list(ok = list(), bad = list(), arg = numeric()),
   # the BLAS's threads set to what they are: nothing changes
   C_rlsc_blas_set_threads = list(
@@ -306,6 +319,39 @@ test_that("the moments merged over blocks equal the two-pass weighted moments", 
   expect_equal(raw_diag$sxx, colSums(w * x^2), tolerance = 1e-12)
   expect_equal(raw_diag$sxy, crossprod(x, w * y), tolerance = 1e-12)
   expect_identical(raw_diag$xmax, xmax)
+})
+
+test_that("merged moments equal those of the rows together: the pairwise update in C", {
+  set.seed(52)
+  x <- matrix(rnorm(70 * 4, mean = 50), 70)
+  y <- matrix(rnorm(70 * 2), 70)
+  w <- runif(70)
+  part <- function(i) {
+    mom <- rlsc:::block_moments(x[i, ], y[i, , drop = FALSE], w[i], intercept = TRUE)
+    mom$n <- stats::setNames(length(i), i[1])
+    mom$chunk_sumw <- stats::setNames(sum(w[i]), i[1])
+    mom
+  }
+  merged <- rlsc:::merge_moments(part(1:25), part(26:70))
+  whole <- part(1:70)
+  expect_equal(merged$shift + merged$xbar, whole$shift + whole$xbar, tolerance = 1e-13)
+  expect_equal(merged$sxx, whole$sxx, tolerance = 1e-12)
+  expect_equal(merged$sxy, whole$sxy, tolerance = 1e-12)
+  # the update itself, against R's arithmetic (bit for bit), diagonal too
+  merge <- rlsc:::c_merge_moments
+  sa <- crossprod(x[1:9, ])
+  sb <- crossprod(x[10:20, ])
+  ca <- crossprod(x[1:9, ], y[1:9, ])
+  cb <- crossprod(x[10:20, ], y[10:20, ])
+  dx <- rnorm(4)
+  dy <- rnorm(2)
+  out <- merge(sa, sb, ca, cb, dx, dy, 2.5)
+  expect_identical(out$sxx, sa + sb + 2.5 * tcrossprod(dx))
+  expect_identical(out$sxy, ca + cb + 2.5 * tcrossprod(dx, dy))
+  expect_identical(merge(diag(sa), diag(sb), ca, cb, dx, dy, 2.5)$sxx, diag(sa) + diag(sb) + 2.5 * dx^2)
+  none <- merge(matrix(0, 0, 0), matrix(0, 0, 0), matrix(0, 0, 2), matrix(0, 0, 2), numeric(), dy, 1)
+  expect_identical(dim(none$sxx), c(0L, 0L))
+  expect_identical(dim(none$sxy), c(0L, 2L))
 })
 
 test_that("the moments and projections of some rows, by their numbers, equal those of a copy of the rows", {
