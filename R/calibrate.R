@@ -44,7 +44,7 @@ calibrate_fit <- function(best, spec, data, sel, fold_engines) {
     # (the folds' moments from pass 1, where it kept them: with_calibration_folds())
     kept <- identical(data$calibration_folds, nfold)
     fold <- if (data$kind == "memory") {
-      if (kept) data$rows$fold else dealt_folds(nfold, class_codes(data$rows$y))
+      if (kept) data$rows$fold else dealt_folds(nfold, class_codes(data$rows$y), all_rows(data)$w)
     }
     engines <- fold_engines(fold, nfold, if (kept) best$calibration)
   }
@@ -117,17 +117,24 @@ each_heldout <- function(engines, data, grid, nfold, cw, visit) {
   }
 }
 
-# The calibration's folds of rows in memory: each class's rows, in their
-# order, deal the folds in turn, continuing from class to class, so that
-# every fold holds each class's count within one and the folds' sizes
-# differ by at most one (a chunk source's rows deal theirs in turn within
-# each chunk).  No random numbers: in a primal fit the whole data's moments
-# are the folds' merged (with_calibration_folds()), and random folds would
-# make the numbers of a fit, its leave-one-out path too, differ in their
-# last bits from one call to the next.
-dealt_folds <- function(nfold, strata) {
-  fold <- integer(length(strata))
-  fold[order(strata)] <- rep_len(seq_len(nfold), length(strata))
+# The calibration's folds of rows in memory: each class's rows of positive
+# weight `w`, then its others, deal the folds in turn, continuing from class
+# to class, so that every fold holds each class's count of rows of positive
+# weight within one (a chunk source's rows deal theirs in turn within each
+# chunk).  Within a class the rows go in an order shuffled by a fixed seed
+# (with_seed(), which leaves the caller's random numbers as they were): in
+# a primal fit the whole data's moments are the folds' merged
+# (with_calibration_folds()), and folds drawn from the caller's stream would
+# move a fit's numbers, its leave-one-out path too, in their last bits from
+# one call to the next; dealt in the rows' own order, they lined up with any
+# structure of period K in it (5 conditions per subject, row after row, made
+# each fold one condition, and weights of 0 on every other row left two of
+# 4 folds without a row of positive weight).
+dealt_folds <- function(nfold, strata, w) {
+  n <- length(strata)
+  shuffle <- with_seed(20261128L, stats::runif(n))
+  fold <- integer(n)
+  fold[order(strata, !(w > 0), shuffle)] <- rep_len(seq_len(nfold), n)
   fold
 }
 

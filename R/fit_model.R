@@ -240,8 +240,9 @@ with_calibration_folds <- function(data, spec) {
   if (data$resp$type != "classification" || !spec$calibration || spec$cv$type == "kfold") return(data)
   nfold <- spec$calibration_folds
   if (data$kind == "memory") {
-    nfold <- min(nfold, sum(data$rows$w > 0))
-    data$rows$fold <- dealt_folds(nfold, class_codes(data$rows$y))
+    w <- all_rows(data)$w   # (with the class weights, as pass 1 counts them)
+    nfold <- min(nfold, sum(w > 0))
+    data$rows$fold <- dealt_folds(nfold, class_codes(data$rows$y), w)
   }
   data$calibration_folds <- nfold
   data
@@ -487,6 +488,12 @@ new_fit <- function(call, best, search, spec) {
   calibration <- calibrate_fit(best, spec, data, sel, function(fold, nfold, moments = NULL) {
     search$fold_engines(best$setting, fold, nfold, sd, moments)
   })
+  # (the calibration's folds are the calibration's own, in `calibration`: a
+  # fit by leave-one-out has no folds)
+  if (spec$cv$type != "kfold") {
+    data$calibration_folds <- NULL
+    if (data$kind == "memory") data$rows$fold <- NULL
+  }
   if (!is.null(kernel) && !spec$keep_eigen && inherits(eng, "rlsc_dual")) {
     eng <- new_snapshot(eng, data, lambda)
   }

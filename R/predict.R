@@ -48,9 +48,10 @@
 #' small \eqn{\lambda} they are anti-correlated with their own labels, and a
 #' map fitted on them learns that.) The folds are the fit's own for `cv = K`
 #' or `foldid`, else `calibration_folds` folds stratified by class, each
-#' class's rows dealing them in turn in their order (a chunk source's rows
-#' take them in turn within each chunk): no random numbers, so the same data
-#' give the same probabilities at every call. The maps are
+#' class's rows dealing them in turn in an order shuffled by a fixed seed (a
+#' chunk source's rows take them in turn within each chunk): the same rows
+#' in the same order get the same folds at every call, whatever the random
+#' seed, and the caller's random numbers are not used. The maps are
 #' fitted when fitting, at `lambda_min`, `lambda_1se` and about 11 values
 #' spread along the grid, and stored in the fit (`fit$calibration`):
 #' `predict()` only applies them. At another `lambda` the parameters of the

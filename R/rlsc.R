@@ -145,8 +145,8 @@
 #'   classes (classes not named weigh 1; a name that is no class is an
 #'   error); they multiply `weights`.
 #' @param calibration_folds for classification, the number of folds (default
-#'   5, stratified by class: each class's rows, in their order, deal the
-#'   folds in turn) whose exact held-out decision values calibrate
+#'   5, stratified by class, the same at every call) whose exact held-out
+#'   decision values calibrate
 #'   the class probabilities of `predict(type = "prob")` when fitting (see
 #'   [predict.rlsc()]); `0` fits no calibration. A fit with `cv = K` or
 #'   `foldid` calibrates on its own folds instead.

@@ -335,34 +335,70 @@ test_that("probabilities of no rows, and of a grid of lambda = 0 alone", {
 })
 
 test_that("the calibration's folds are dealt, not drawn: a fit's numbers are the same at every call", {
-  # each class's rows, in their order, take the folds in turn, continuing
-  # from class to class (a reference built row by row)
+  # within each class its rows of positive weight, then its others, in an
+  # order shuffled by a fixed seed, take the folds in turn, continuing from
+  # class to class (a reference built row by row)
   code <- c(2L, 1L, 2L, 3L, 1L, 1L, 2L, 3L, 2L, 1L, 1L, 2L, 3L)
+  w <- c(1, 0, 2, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1)
+  old <- RNGkind()
+  set.seed(20261128L, kind = "Mersenne-Twister", normal.kind = "Inversion", sample.kind = "Rejection")
+  key <- runif(length(code))
+  RNGkind(old[1L], old[2L], old[3L])
   ref <- integer(length(code))
   k <- 0L
   for (cl in 1:3) {
-    for (i in which(code == cl)) {
-      ref[i] <- k %% 4L + 1L
-      k <- k + 1L
+    for (pos in c(TRUE, FALSE)) {
+      rows <- which(code == cl & (w > 0) == pos)
+      for (i in rows[order(key[rows])]) {
+        ref[i] <- k %% 4L + 1L
+        k <- k + 1L
+      }
     }
   }
-  expect_identical(rlsc:::dealt_folds(4L, code), ref)
+  expect_identical(rlsc:::dealt_folds(4L, code, w), ref)
+  # every other row of weight 0: each fold still holds rows of positive
+  # weight of every class
+  wz <- rep(c(1, 0), 100)
+  cz <- rep(1:2, each = 100)
+  fz <- rlsc:::dealt_folds(4L, cz, wz)
+  expect_true(all(table(fz[wz > 0], cz[wz > 0]) %in% 12:13))
+  # rows with a structure of period K (5 conditions per subject, subject
+  # after subject) do not line up with the folds
+  cond <- rep(1:5, 80)
+  expect_true(all(table(rlsc:::dealt_folds(5L, rep(1:2, each = 200), rep(1, 400)), cond) > 0))
   # a primal fit by LOO merges the whole data's moments from its calibration
-  # folds': random folds would move its path's last bits from call to call
+  # folds': folds from the caller's random numbers would move its path's
+  # last bits from call to call; and the caller's stream is left alone
   x <- as.matrix(iris[c(1:40, 51:120, 131:150), 1:4])
   cls <- droplevels(iris$Species[c(1:40, 51:120, 131:150)])
   set.seed(1)
   a <- rlsc_short(x, cls)
+  after <- runif(1)
+  set.seed(1)
+  expect_identical(runif(1), after)
   set.seed(2)
   b <- rlsc_short(x, cls)
   expect_identical(a$path, b$path)
   expect_identical(a$calibration, b$calibration)
-  expect_identical(a$calibration$foldid, rlsc:::dealt_folds(5L, as.integer(cls)))
+  expect_identical(a$calibration$foldid, rlsc:::dealt_folds(5L, as.integer(cls), rep(1, 130)))
   expect_true(all(table(a$calibration$foldid, cls) == rep(c(8L, 10L, 8L), each = 5)))
+  # a fit by leave-one-out reports no folds of its own
+  expect_null(a$foldid)
+  expect_identical(a$cv, "loo")
   # the path is that of the whole data's moments, as without a calibration
   none <- rlsc_short(x, cls, calibration_folds = 0)
   expect_equal(a$path, none$path, tolerance = 1e-12)
   expect_equal(coef(a), coef(none), tolerance = 1e-12)
+  # class weights count as pass 1 counts the rows: 4 rows of positive
+  # weight, so 4 folds, their moments kept from pass 1
+  x6 <- x[c(1:4, 41:44, 111:114), ]
+  c6 <- droplevels(cls[c(1:4, 41:44, 111:114)])
+  w6 <- c(1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0)
+  f6 <- suppressWarnings(rlsc(x6, c6, weights = w6, lambda = 1,
+                              class_weights = c(setosa = 0, versicolor = 1, virginica = 1)))
+  expect_identical(f6$calibration$K, 4L)
+  expect_identical(f6$calibration$foldid,
+                   rlsc:::dealt_folds(4L, as.integer(c6), w6 * c(0, 1, 1)[as.integer(c6)]))
 })
 
 test_that("a chunked LOO fit of classes reads its chunks once for the calibration", {
