@@ -291,9 +291,11 @@ lint:
 
 # scikit-learn for the benchmarks that compare with it: Debian's
 # python3-sklearn, run by /usr/bin/python3 (not a python3 earlier on PATH)
+# (python3-packaging: himalaya imports it, bench/targets.R)
 bench-deps:
-	@/usr/bin/python3 -c 'import sklearn' 2>/dev/null || { apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-sklearn; }
+	@/usr/bin/python3 -c 'import sklearn, packaging' 2>/dev/null || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-sklearn \
+	  python3-packaging; }
 
 bench: install bench-deps
 	$(BENCH_ENV) $(RSCRIPT) bench/path.R

@@ -29,13 +29,21 @@ reps <- bench_reps("3")
 nt <- as.integer(Sys.getenv("RLSC_TARGETS", "5000"))
 himalaya <- Sys.getenv("HIMALAYA_PATH")
 python <- "/usr/bin/python3"
-has_himalaya <- nzchar(himalaya) && dir.exists(file.path(himalaya, "himalaya")) &&
-  file.exists(python) &&
-  system2(python, c("-c", shQuote(sprintf("import sys; sys.path.insert(0, '%s'); import himalaya.ridge",
-                                          himalaya))), stdout = FALSE, stderr = FALSE) == 0
+found <- nzchar(himalaya) && dir.exists(file.path(himalaya, "himalaya")) && file.exists(python)
+# (the import's own last words when it fails: a source tree without the
+# modules it imports is not "not found")
+import_error <- if (found) {
+  out <- suppressWarnings(system2(python, c("-c", shQuote(sprintf(
+    "import sys; sys.path.insert(0, '%s'); import himalaya.ridge", himalaya))), stdout = TRUE, stderr = TRUE))
+  if (!is.null(attr(out, "status"))) utils::tail(out, 1L)
+}
+has_himalaya <- found && is.null(import_error)
 bench_header(sprintf("Many targets: rlsc against himalaya's RidgeCV (bench/targets.R), %d targets", nt))
-if (!has_himalaya) {
+if (!found) {
   cat("himalaya: not found (set HIMALAYA_PATH to a himalaya source tree): its columns are NA\n\n")
+} else if (!has_himalaya) {
+  cat("himalaya: found in", himalaya, "but its import failed (", import_error,
+      "; make bench-deps installs what it needs): its columns are NA\n\n")
 } else {
   cat("himalaya: ", system2(python, c("-c", shQuote(sprintf(
     "import sys; sys.path.insert(0, '%s'); import himalaya, numpy; print(himalaya.__version__, 'numpy', numpy.__version__)",
