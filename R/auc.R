@@ -116,24 +116,6 @@ sample_pairs <- function(npos, nneg) {
                             j = sample.int(nneg, max_pairs, replace = TRUE)))
 }
 
-with_seed <- function(seed, expr) {
-  env <- globalenv()
-  old_seed <- if (exists(".Random.seed", envir = env, inherits = FALSE)) {
-    get(".Random.seed", envir = env, inherits = FALSE)
-  }
-  old_kind <- RNGkind()
-  on.exit({
-    do.call(RNGkind, as.list(old_kind))
-    if (is.null(old_seed)) {
-      if (exists(".Random.seed", envir = env, inherits = FALSE)) rm(".Random.seed", envir = env)
-    } else {
-      assign(".Random.seed", old_seed, envir = env)
-    }
-  })
-  set.seed(seed, kind = "Mersenne-Twister", normal.kind = "Inversion", sample.kind = "Rejection")
-  expr
-}
-
 # The rows of the pairs of a primal engine's data, read in two passes (one
 # for the data in memory): the counts of positive and negative rows of
 # positive weight per block, then the rows of the pairs chosen (every row of
