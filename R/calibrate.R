@@ -44,7 +44,7 @@ calibrate_fit <- function(best, spec, data, sel, fold_engines) {
     # (the folds' moments from pass 1, where it kept them: with_calibration_folds())
     kept <- identical(data$calibration_folds, nfold)
     fold <- if (data$kind == "memory") {
-      if (kept) data$rows$fold else dealt_folds(nfold, class_codes(data$rows$y), all_rows(data)$w)
+      if (kept) data$rows$fold else calibration_fold_labels(data, nfold)
     }
     engines <- fold_engines(fold, nfold, if (kept) best$calibration)
   }
@@ -136,6 +136,14 @@ dealt_folds <- function(nfold, strata, w) {
   fold <- integer(n)
   fold[order(strata, !(w > 0), shuffle)] <- rep_len(seq_len(nfold), n)
   fold
+}
+
+# The calibration's `nfold` fold labels of data in memory: dealt by class,
+# the rows' weights those with the class weights, as pass 1 counts them
+# (with_calibration_folds() before pass 1, calibrate_fit() where pass 1 kept
+# no folds).
+calibration_fold_labels <- function(data, nfold) {
+  dealt_folds(nfold, class_codes(data$rows$y), all_rows(data)$w)
 }
 
 # The path map nearest to (the first of) `lambda` in log(lambda): a start

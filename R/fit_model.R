@@ -229,7 +229,7 @@ primal_fold_engines <- function(data, spec, nfold, scale, eigens = NULL, moments
 # The calibration of class probabilities (calibrate_fit()) needs each of
 # its folds' moments, which pass 1 keeps for a primal fit of classes by
 # leave-one-out (data$calibration_folds, their number, and for data in
-# memory their labels, dealt_folds()): then the whole data's moments are
+# memory their labels, calibration_fold_labels()): then the whole data's moments are
 # those of the folds merged, as for K-fold, and the calibration makes no
 # second pass over the rows (a third of its time in a 10-class fit of 5000
 # x 200, and a pass over every chunk).  The number is that of
@@ -240,9 +240,8 @@ with_calibration_folds <- function(data, spec) {
   if (data$resp$type != "classification" || !spec$calibration || spec$cv$type == "kfold") return(data)
   nfold <- spec$calibration_folds
   if (data$kind == "memory") {
-    w <- all_rows(data)$w   # (with the class weights, as pass 1 counts them)
-    nfold <- min(nfold, sum(w > 0))
-    data$rows$fold <- dealt_folds(nfold, class_codes(data$rows$y), w)
+    nfold <- min(nfold, sum(all_rows(data)$w > 0))   # (as calibrate_fit() caps it)
+    data$rows$fold <- calibration_fold_labels(data, nfold)
   }
   data$calibration_folds <- nfold
   data
