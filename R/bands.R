@@ -244,7 +244,7 @@ fit_bands <- function(data, spec, call) {
 # criterion of each candidate (for each response column with per_response).
 band_fit <- function(fit, spec, chosen, scores) {
   bands <- spec$bands
-  responses <- colnames(fit$y) %||% paste0("y", seq_len(ncol(fit$y)))
+  responses <- response_names(fit$y)
   fit$bands <- stats::setNames(bands$names[bands$group], fit$xnames)
   fit$band_candidates <- bands$candidates
   fit$band_index <- stats::setNames(as.integer(chosen), responses)

@@ -58,10 +58,10 @@ coefficients_at <- function(object, lambda, names) {
 
 coef_matrix <- function(object, intercept, coefs, names) {
   out <- rbind(intercept, coefs)
-  dimnames(out) <- list(c("(Intercept)", names), response_names(object))
+  dimnames(out) <- list(c("(Intercept)", names), response_names(object$y))
   if (ncol(out) == 1L) stats::setNames(out[, 1L], rownames(out)) else out
 }
 
-response_names <- function(object) {
-  colnames(object$y) %||% paste0("y", seq_len(ncol(object$y)))
-}
+# The names of the response columns of `y` (a matrix): its column names, else
+# y1, y2, ...
+response_names <- function(y) colnames(y) %||% paste0("y", seq_len(ncol(y)))

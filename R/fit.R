@@ -22,7 +22,7 @@ new_rlsc <- function(call, engine, data, path, sel, spec, form, sd = NULL, kerne
     lambda_min = stats::setNames(path$lambda[sel$index_min], names(sel$index_min)),
     lambda_1se = stats::setNames(path$lambda[sel$index_1se], names(sel$index_1se)),
     index_min = sel$index_min, index_1se = sel$index_1se,
-    type = resp$type, classes = resp$classes, multi = resp$multi,
+    type = resp$type, classes = resp$classes,
     y = if (memory) rows$y else resp$y0, yfactor = resp$yfactor,
     weights = if (memory) rows$w, intercept = spec$intercept, form = form,
     nobs = if (memory) nrow(rows$y) else sum(data$counts$n),

@@ -38,7 +38,7 @@ fit_outputs <- function(object, lambda) {
   out <- if (inherits(eng, "rlsc_banded")) band_outputs(eng, object$data, l) else {
     column_outputs(eng, object$data, l)
   }
-  names <- list(object$rownames, response_names(object))
+  names <- list(object$rownames, response_names(object$y))
   dimnames(out$fitted) <- dimnames(out$loo) <- names
   out$lambda <- l
   out

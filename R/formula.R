@@ -57,6 +57,10 @@ rlsc.formula <- function(formula, data, subset, weights, na.action, contrasts = 
   y <- stats::model.response(mf)
   x <- design_matrix(terms, mf, contrasts)
   response <- deparse1(formula[[2L]])
+  # a numeric response is one column named as the formula names it (as
+  # cbind(a, b) ~ . names its columns): per-response tables and labels read
+  # `mpg`, not `y1`
+  if (is.numeric(y) && is.null(dim(y))) y <- matrix(y, ncol = 1L, dimnames = list(names(y), response))
   # name the response as the user wrote it, not `y`
   named <- paste0("the response `", response, "`")
   fit <- withCallingHandlers(

@@ -21,6 +21,6 @@ hatvalues.rlsc <- function(model, lambda = model$lambda_min, ...) {
   check_no_dots(...)
   out <- fit_outputs(model, lambda)
   h <- 1 - out$omh
-  if (is.matrix(h)) dimnames(h) <- list(model$rownames, response_names(model)) else names(h) <- model$rownames
+  if (is.matrix(h)) dimnames(h) <- list(model$rownames, response_names(model$y)) else names(h) <- model$rownames
   pad(model, h)
 }

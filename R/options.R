@@ -24,7 +24,7 @@ check_fit_args <- function(args, data) {
     if (n < 2L) stop_arg("`x` must have at least 2 rows, not ", n)
     coded <- encode_response(args$y, n)
     resp <- list(y0 = coded$y[0L, , drop = FALSE], type = coded$type, classes = coded$classes,
-                 multi = coded$multi, yfactor = coded$yfactor)
+                 yfactor = coded$yfactor)
   }
   weights <- if (!chunks) check_weights(args$weights, n)
   class_weights <- class_weight_of(args$class_weights, resp, data, if (!chunks) coded$y)
@@ -45,6 +45,9 @@ check_fit_args <- function(args, data) {
   lambda <- check_lambda(args$lambda)
   cv <- check_cv(args$cv, args$foldid, n, chunks, "cv" %in% given,
                  strata = codes)
+  if (!chunks && cv$type == "kfold" && !is.null(codes)) {
+    warn_one_class_training(cv$folds, codes, weights, length(resp$classes), cv$labels)
+  }
   if (chunks && !is.null(data$template$foldid) && cv$type != "kfold") {
     stop_arg("`foldid` asks for K-fold cross-validation over the chunks' folds: give `cv` = K, ",
              "the number of folds")
@@ -223,7 +226,7 @@ check_calibration_folds <- function(folds, resp, given) {
 # column's mean squared error.
 check_per_response <- function(per_response, crit, resp) {
   crit$per_response <- check_flag(per_response, "per_response")
-  crit$responses <- colnames(resp$y0) %||% paste0("y", seq_len(ncol(resp$y0)))
+  crit$responses <- response_names(resp$y0)
   if (crit$per_response && crit$name == "gcv") {
     stop_arg("`per_response` = TRUE chooses each column's lambda by its own squared error, which ",
              "`cv` = \"gcv\" does not give: use `cv` = \"loo\" or a number of folds")

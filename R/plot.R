@@ -327,7 +327,7 @@ df_axis <- function(xs, df, main = NULL) {
 # there are several.
 plot_coef <- function(x, response, xlab, ylab, main = NULL, ...) {
   if (!x$nvars) stop_arg("nothing to plot: the fit has no coefficients besides the intercept")
-  names <- response_names(x)
+  names <- response_names(x$y)
   which <- coef_panels(response, names)
   beta <- coef_path(x, which)   # the drawn columns only
   if (length(which) == 1L) {
@@ -456,7 +456,7 @@ coef_path <- function(object, cols = seq_len(ncol(object$y))) {
   cf <- engine_coef_path(eng, object$lambda)$coef
   if (banded) cf <- cf[, cols, , drop = FALSE]
   cf <- aperm(cf, c(1L, 3L, 2L))
-  dimnames(cf) <- list(object$xnames, NULL, response_names(object)[cols])
+  dimnames(cf) <- list(object$xnames, NULL, response_names(object$y)[cols])
   cf
 }
 

@@ -178,7 +178,7 @@ decisions_at <- function(object, newdata, lambdas, engines = NULL, se = FALSE) {
 # (prediction_se()).
 predict_matrix <- function(object, newdata, lambda, se = FALSE, rows = new_rows(object, newdata)) {
   ok <- rows$ok
-  out <- matrix(NA_real_, length(ok), ncol(object$y), dimnames = list(rows$names, response_names(object)))
+  out <- matrix(NA_real_, length(ok), ncol(object$y), dimnames = list(rows$names, response_names(object$y)))
   if (se) err <- list(se = out, df = NULL, scale = NULL)
   if (any(ok)) {
     out[ok, ] <- predict_design(object, rows$design, lambda)
@@ -249,7 +249,7 @@ predict_design <- function(object, x, lambda) {
   warn_unreliable(object$engine, lam, new_rows = TRUE)
   # (the slim fit of predict_chunks() holds the scale of y, not y)
   if (!is.null(out$bound)) warn_prediction(out$bound, object$y_scale %||% y_scale(object$y), lam)
-  dimnames(f) <- list(rownames(x), response_names(object))
+  dimnames(f) <- list(rownames(x), response_names(object$y))
   f
 }
 

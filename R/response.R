@@ -18,8 +18,7 @@ encode_response <- function(y, n) {
     ymat <- encode_classes(y)
     classes <- attr(ymat, "classes")
     attr(ymat, "classes") <- NULL
-    return(list(y = ymat, type = "classification", classes = classes, multi = length(classes) > 2L,
-                yfactor = y[0L]))
+    return(list(y = ymat, type = "classification", classes = classes, yfactor = y[0L]))
   }
   if (!is.numeric(y) || (!is.null(dim(y)) && !is.matrix(y))) {
     stop_arg("`y` must be a numeric vector or matrix, a factor, or a character or ",
@@ -43,11 +42,12 @@ encode_response <- function(y, n) {
     stop_arg("`y` is too small in magnitude: its squared leave-one-out errors underflow; ",
              "rescale it")
   }
-  list(y = ymat, type = "regression", classes = NULL, multi = is.matrix(y))
+  list(y = ymat, type = "regression", classes = NULL)
 }
 
 response_column <- function(y) {
-  if (ncol(y) == 1L) return(y[[1L]])
+  # (a numeric column keeps its name, as the response column's)
+  if (ncol(y) == 1L && !is.numeric(y[[1L]])) return(y[[1L]])
   numeric <- vapply(y, is.numeric, NA)
   if (!ncol(y) || !all(numeric)) {
     stop_arg("`y` must be a data frame of one column or of numeric columns, not ",

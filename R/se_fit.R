@@ -18,6 +18,7 @@ prediction_se <- function(object, x, lambda) {
   out <- fit_outputs(object, lambda)
   keep <- out$weights > 0
   rss <- colSums(out$weights[keep] * (out$y[keep, , drop = FALSE] - out$fitted[keep, , drop = FALSE])^2)
+  if (length(rss) == 1L) rss <- unname(rss)   # (one column: a number, as predict.lm()'s)
   at_lambdas(lambda, ncol(object$y), function(l) {
     phi <- eng$values / (eng$values + l)
     share <- drop(b0^2 %*% (phi / (eng$values + l))) + free

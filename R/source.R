@@ -10,7 +10,7 @@
 #   src       chunks: the chunk source (chunk_source.R)
 #   template  how a block becomes rows (template.R): their columns, the
 #             response's kind and classes, the class weights, the feature map
-#   resp      the response as the methods know it: type, classes, multi, y0
+#   resp      the response as the methods know it: type, classes, y0
 #             (a zero-row matrix with the response columns' names)
 #   unit      the power of two the losses are computed in (path.R)
 #   counts    chunks, after the first pass: rows and weight per chunk, which
@@ -29,8 +29,7 @@ memory_data <- function(x, y, w, fold, resp, xnames, named) {
 
 # A chunk source as data, with the template of its chunks.
 chunk_data <- function(src, template, progress = NULL) {
-  resp <- list(y0 = template$y0, type = template$type, classes = template$classes,
-               multi = template$multi)
+  resp <- list(y0 = template$y0, type = template$type, classes = template$classes)
   structure(list(kind = "chunks", src = src, template = template, resp = resp, unit = 1,
                  progress = progress), class = "rlsc_data")
 }

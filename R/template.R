@@ -29,7 +29,6 @@ matrix_template <- function(first, levels) {
   } else {
     ycols <- NCOL(y)
     template$y0 <- matrix(0, 0, ycols, dimnames = list(NULL, colnames(y)))
-    template$multi <- is.matrix(y)
   }
   template
 }
@@ -91,7 +90,6 @@ scan_levels <- function(src, template, progress = NULL) {
                length(template$classes))
     }
     template$y0 <- class_matrix(integer(), template$classes)
-    template$multi <- length(template$classes) > 2L
     # which classes have rows of positive weight (check_classes_weighted())
     template$weighed <- template$classes %in% names(weighed)[weighed > 0]
   }
@@ -264,8 +262,8 @@ formula_template <- function(formula, first, levels, weights, na.action, contras
                    type = if (classify) "classification" else "regression", named = TRUE)
   if (is.logical(y)) template$xlev[[response]] <- c("FALSE", "TRUE")
   if (!classify) {
-    template$y0 <- matrix(0, 0, NCOL(y), dimnames = list(NULL, colnames(y)))
-    template$multi <- is.matrix(y)
+    # (one column named as the formula names the response, as in memory)
+    template$y0 <- matrix(0, 0, NCOL(y), dimnames = list(NULL, colnames(y) %||% response))
   }
   template
 }

@@ -418,8 +418,11 @@ source_fit <- function(cell, d) {
   ref_args <- args
   if (!is.null(ref_folds)) ref_args$cv <- NULL
   if (cell$intercept == "no") ref_args$intercept <- FALSE
+  # (a formula names its numeric response, `y`, as the matrix interface
+  # names a one-column matrix's)
+  ref_y <- if (formula_source(cell) && cell$response == "numeric") cbind(y = y) else y
   out$reference <- function() {
-    do.call(rlsc, c(list(design, y, weights = if (weighted) df$w, foldid = ref_folds), ref_args))
+    do.call(rlsc, c(list(design, ref_y, weights = if (weighted) df$w, foldid = ref_folds), ref_args))
   }
   out$ref_newdata <- newdesign
   out$design <- design

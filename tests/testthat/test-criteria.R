@@ -285,8 +285,10 @@ test_that("AUC with a fold of one class names the fold, not the lambda grid (iss
   expect_warning(rlsc_short(chunk_matrix(d$x, y, chunk_rows = 25, foldid = folds), criterion = "auc",
                             cv = 3, lambda = lam), "fold\\(s\\) 1,")
   # every fold of one class: an error that says how to get folds with both
-  expect_error(rlsc(d$x, y, criterion = "auc", foldid = ifelse(y == "a", 1, 2)),
-               "every fold holds one class only; use `cv` = K \\(folds stratified by class\\)")
+  # (after the warning that each fold's training rows are the other class)
+  expect_warning(expect_error(rlsc(d$x, y, criterion = "auc", foldid = ifelse(y == "a", 1, 2)),
+                              "every fold holds one class only; use `cv` = K \\(folds stratified by class\\)"),
+                 "training rows of fold\\(s\\) 1, 2")
   # a fold of one class whose rows all weigh 0 is no fold: no warning
   w <- ifelse(folds == 1, 0, 1)
   fit <- rlsc_short(d$x, y, weights = w, criterion = "auc", foldid = folds, lambda = lam)

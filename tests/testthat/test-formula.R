@@ -10,6 +10,37 @@ test_that("the formula and matrix interfaces give identical LOO outputs", {
   expect_identical(fit$xlevels, list(`factor(cyl)` = c("4", "6", "8")))
 })
 
+test_that("a formula's numeric response is named as written, in memory and from chunks", {
+  # per-response tables, band labels and the printed fit read `mpg`, not `y1`
+  fit <- rlsc(mpg ~ wt + hp, data = mtcars, per_response = TRUE)
+  ref <- rlsc(as.matrix(mtcars[c("wt", "hp")]), mtcars$mpg, per_response = TRUE)
+  expect_named(fit$lambda_min, "mpg")
+  expect_identical(names(ref$lambda_min), "y1")
+  expect_true(all(c("mse_mpg", "mse_mpg_se") %in% names(fit$path)))
+  expect_equal(unname(unclass(fit$path)), unname(unclass(ref$path)))
+  expect_identical(colnames(fit$y), "mpg")
+  expect_output(print(fit), "\nmpg ")
+  # everything else as for a vector response: vectors of one column, an
+  # unnamed residual scale, as lm()'s
+  expect_null(dim(coef(fit)))
+  expect_null(dim(fitted(fit)))
+  expect_named(predict(fit, mtcars[1:2, ]), rownames(mtcars)[1:2])
+  expect_null(names(predict(fit, mtcars[1:2, ], se.fit = TRUE)$residual.scale))
+  expect_equal(coef(fit), coef(ref))
+  # an expression as the response, and banded ridge's labels
+  logged <- rlsc(log(mpg) ~ wt + hp + qsec, data = mtcars, nlambda = 20,
+                 bands = list(a = "wt", b = c("hp", "qsec")), n_candidates = 3)
+  expect_named(logged$band_index, "log(mpg)")
+  expect_identical(colnames(logged$band_weights), "log(mpg)")
+  # a chunk source's formula names it the same
+  src <- chunk_source(split(mtcars, rep(1:2, 16)), identity)
+  chunked <- rlsc(mpg ~ wt + hp, data = src, per_response = TRUE)
+  expect_named(chunked$lambda_min, "mpg")
+  expect_identical(names(chunked$path), names(fit$path))
+  # a one-column numeric data frame as `y` keeps its name too
+  expect_named(rlsc(as.matrix(mtcars[c("wt", "hp")]), mtcars["mpg"], per_response = TRUE)$lambda_min, "mpg")
+})
+
 test_that("formula fits agree with brute-force refits on the expanded design", {
   w <- rep(1:2, 16)
   fit <- rlsc(mpg ~ poly(hp, 2) + log(disp) + I(wt^2), data = mtcars, weights = w)
