@@ -130,26 +130,6 @@ fold_training <- function(folds, labels = NULL, which = seq_along(folds)) {
   })
 }
 
-# Folds whose training rows (the other folds' rows of positive weight) hold
-# one class only: such a fold's model has seen no other class (with an
-# intercept it gives every held-out row that class, at every lambda: where
-# every training fold holds one class, a misclassification rate of 1 chose
-# lambda).  A warning, as for the AUC's folds below: the numbers are what
-# those folds give.
-warn_one_class_training <- function(folds, codes, w, nclass, labels = NULL) {
-  nfold <- max(folds)
-  pos <- w > 0
-  held <- matrix(tabulate((codes[pos] - 1L) * nfold + folds[pos], nfold * nclass), nfold, nclass)
-  training <- rep(colSums(held), each = nfold) - held
-  one <- rowSums(training > 0) < 2L
-  if (!any(one)) return(invisible())
-  warning("the training rows of fold(s) ", paste((labels %||% seq_len(nfold))[one], collapse = ", "),
-          " (the other folds' rows) hold one class only: the model of such a fold has seen no other ",
-          "class, and its held-out error says nothing of the data; use `cv` = K ",
-          "(folds stratified by class) or `foldid` with rows of several classes outside each fold",
-          call. = FALSE)
-}
-
 # Folds whose held-out rows hold one class have no AUC (NA at every lambda).
 check_auc_folds <- function(values, labels) {
   none <- colSums(!is.na(values)) == 0

@@ -45,9 +45,6 @@ check_fit_args <- function(args, data) {
   lambda <- check_lambda(args$lambda)
   cv <- check_cv(args$cv, args$foldid, n, chunks, "cv" %in% given,
                  strata = codes)
-  if (!chunks && cv$type == "kfold" && !is.null(codes)) {
-    warn_one_class_training(cv$folds, codes, weights, length(resp$classes), cv$labels)
-  }
   if (chunks && !is.null(data$template$foldid) && cv$type != "kfold") {
     stop_arg("`foldid` asks for K-fold cross-validation over the chunks' folds: give `cv` = K, ",
              "the number of folds")
@@ -226,7 +223,10 @@ check_calibration_folds <- function(folds, resp, given) {
 # column's mean squared error.
 check_per_response <- function(per_response, crit, resp) {
   crit$per_response <- check_flag(per_response, "per_response")
-  crit$responses <- response_names(resp$y0)
+  # (the validation table's columns mse_<response>: a response named "se"
+  # would share mse_se with the standard error of mse, and its lambda was
+  # chosen by that; it is labelled se.1 instead, as make.unique() would)
+  crit$responses <- make.unique(c("se", response_names(resp$y0)))[-1L]
   if (crit$per_response && crit$name == "gcv") {
     stop_arg("`per_response` = TRUE chooses each column's lambda by its own squared error, which ",
              "`cv` = \"gcv\" does not give: use `cv` = \"loo\" or a number of folds")

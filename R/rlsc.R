@@ -124,14 +124,15 @@
 #'   column of `data` (also of the chunks of a chunk source) or a vector,
 #'   with the rows that `subset` and `na.action` keep. A chunk source takes
 #'   fold numbers 1 to K from its chunks (`read()` returning `foldid`, or the
-#'   formula's `foldid` column) with `cv = K`. A classification fit warns
-#'   when a fold's training rows (the other folds') hold one class only.
+#'   formula's `foldid` column) with `cv = K`.
 #' @param per_response whether to choose \eqn{\lambda} separately for each
 #'   response column (multi-target regression, or the one-vs-all columns of a
 #'   multiclass fit) by its own mean squared error. `lambda_min` and
 #'   `lambda_1se` are then named vectors (by the columns of `y`, `y1`,
 #'   `y2`, ... where it has no names; a formula's numeric response by its
-#'   name), and the methods use each column's own \eqn{\lambda} by default.
+#'   name; a column named `se`, or a repeated name, made unique as by
+#'   [make.unique()]: `se.1`), and the methods use each column's own
+#'   \eqn{\lambda} by default.
 #' @param penalty_factor optional non-negative numbers, one per column of `x`
 #'   (glmnet's `penalty.factor`): the penalty is \eqn{\lambda \sum_j p_j
 #'   \beta_j^2}. Columns with \eqn{p_j = 0} are not penalized, like the

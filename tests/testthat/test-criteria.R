@@ -285,10 +285,8 @@ test_that("AUC with a fold of one class names the fold, not the lambda grid (iss
   expect_warning(rlsc_short(chunk_matrix(d$x, y, chunk_rows = 25, foldid = folds), criterion = "auc",
                             cv = 3, lambda = lam), "fold\\(s\\) 1,")
   # every fold of one class: an error that says how to get folds with both
-  # (after the warning that each fold's training rows are the other class)
-  expect_warning(expect_error(rlsc(d$x, y, criterion = "auc", foldid = ifelse(y == "a", 1, 2)),
-                              "every fold holds one class only; use `cv` = K \\(folds stratified by class\\)"),
-                 "training rows of fold\\(s\\) 1, 2")
+  expect_error(rlsc(d$x, y, criterion = "auc", foldid = ifelse(y == "a", 1, 2)),
+               "every fold holds one class only; use `cv` = K \\(folds stratified by class\\)")
   # a fold of one class whose rows all weigh 0 is no fold: no warning
   w <- ifelse(folds == 1, 0, 1)
   fit <- rlsc_short(d$x, y, weights = w, criterion = "auc", foldid = folds, lambda = lam)
@@ -313,4 +311,27 @@ test_that("per_response with many targets at an end of the grid: one warning say
   n <- as.integer(sub("^`lambda_min` of ([0-9]+) .*", "\\1", warnings))
   expect_lte(n, length(at_end))
   expect_gt(n, 0)
+})
+
+test_that("per-response criteria keep apart from the table's own columns: a response named se, repeated names", {
+  d <- mtcars
+  d$se <- d$mpg
+  x <- as.matrix(d[c("wt", "hp", "disp")])
+  ref <- rlsc(x, cbind(a = d$mpg, b = d$qsec), per_response = TRUE)
+  # mse_se is the standard error of mse: a response named se is labelled se.1
+  # (its lambda was chosen by that standard error before)
+  named_se <- rlsc(x, cbind(se = d$mpg, b = d$qsec), per_response = TRUE)
+  expect_named(named_se$lambda_min, c("se.1", "b"))
+  expect_identical(unname(named_se$lambda_min), unname(ref$lambda_min))
+  expect_false(anyDuplicated(names(named_se$path)) > 0)
+  expect_equal(named_se$path$mse_se.1, ref$path$mse_a)
+  expect_equal(named_se$path$mse_se, ref$path$mse_se)
+  expect_equal(unname(coef(named_se)), unname(coef(ref)))
+  expect_identical(colnames(coef(named_se)), c("se", "b"))
+  formula_se <- rlsc(se ~ wt + hp + disp, data = d, per_response = TRUE)
+  expect_identical(unname(formula_se$lambda_min), unname(ref$lambda_min[1L]))
+  # two columns of one name: each its own criterion and lambda
+  twice <- rlsc(x, cbind(a = d$mpg, a = d$qsec), per_response = TRUE)
+  expect_named(twice$lambda_min, c("a", "a.1"))
+  expect_identical(unname(twice$lambda_min), unname(ref$lambda_min))
 })

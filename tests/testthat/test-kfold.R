@@ -226,29 +226,6 @@ test_that("cv = K stratifies the folds of a classification fit by class", {
   expect_identical(as.vector(table(r)), rep(6L, 6))
 })
 
-test_that("folds whose training rows hold one class warn, naming the folds by their labels", {
-  set.seed(8)
-  y <- factor(rep(c("a", "b", "c"), each = 10))
-  x <- cbind(as.integer(y) + rnorm(30, sd = 0.5), rnorm(30))
-  msg <- "training rows of fold\\(s\\) %s \\(the other folds' rows\\) hold one class only"
-  # classes a and b in fold "u", c in "v": the training rows of "u" are c's
-  two <- rep(c("u", "u", "v"), each = 10)
-  expect_warning(fit <- rlsc(x, y, foldid = two), sprintf(msg, "u"))
-  expect_identical(fit$cv, 2L)
-  # without an intercept too; weights of 0 do not count as a class's rows
-  w <- ifelse(y == "c", 0, 1)
-  three <- rep(c("p", "q", "r"), each = 10)
-  expect_warning(rlsc(x, y, foldid = three, weights = w, intercept = FALSE), sprintf(msg, "p, q"))
-  # two classes, each fold one class: every training fold is the other class,
-  # and the misclassification is 1 at every lambda (what the warning is for)
-  yb <- factor(rep(c("a", "b"), each = 15))
-  expect_warning(both <- rlsc(x, yb, foldid = rep(1:2, each = 15), lambda = c(10, 1)), sprintf(msg, "1, 2"))
-  expect_equal(both$path$misclass, c(1, 1))
-  # folds with several classes outside each: no warning
-  expect_no_warning(rlsc(x, y, foldid = rep(1:3, 10)))
-  expect_no_warning(rlsc(x, y, cv = 3))
-})
-
 test_that("a fold whose rows all weigh 0 is no fold: K and the standard errors without it (issue 27)", {
   d <- make_data(40, 3, seed = 306)
   folds <- rep(1:5, 8)
