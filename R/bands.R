@@ -844,8 +844,11 @@ plot.rlsc_banded_fit <- function(x, type = c("weights", "criterion", "coef"), re
   validate_rlsc(x)
   type <- match.arg(type)
   if (type != "weights") {
-    return(NextMethod(type = type, response = response, xlab = xlab %||% expression(log[10](lambda)),
-                      ylab = if (missing(ylab)) NULL else ylab, main = main))
+    # (plot.rlsc() itself, not NextMethod(), which passes this call's
+    # arguments on again: a type given by position, plot(fit, "coef"),
+    # reached the panels as a graphical argument, "invalid 'cex' value")
+    return(plot.rlsc(x, type = type, response = response, xlab = xlab %||% expression(log[10](lambda)),
+                     ylab = if (missing(ylab)) NULL else ylab, main = main, ...))
   }
   order <- match.arg(order)
   w <- x$band_weights

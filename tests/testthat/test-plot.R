@@ -395,3 +395,19 @@ test_that("the plots render to PNG files", {
     unlink(file)
   }
 })
+
+test_that("a banded fit draws every type, the type given by name or by position", {
+  set.seed(1)
+  x <- matrix(rnorm(60 * 4), 60)
+  y <- cbind(first = x[, 1] + rnorm(60), last = x[, 4] + rnorm(60))
+  fit <- rlsc(x, y, bands = rep(c("a", "b"), each = 2), n_candidates = 5)
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off())
+  for (type in c("weights", "criterion", "coef")) {
+    # (by position, "coef" had reached the panels as `legend_cex`: an error,
+    # "invalid 'cex' value", after a warning from strwidth())
+    expect_no_warning(expect_invisible(plot(fit, type)))
+    expect_no_warning(expect_invisible(plot(fit, type = type)))
+  }
+  expect_no_warning(plot(fit, "coef", response = 2L, lwd = 2))
+})
