@@ -25,6 +25,24 @@ criteria_columns <- function(stat, classify, nt, crit) {
   cols
 }
 
+# The labels of the response columns in a validation table's columns
+# mse_<label> and mse_<label>_se, which are looked up by name: `responses`
+# made unique (make.unique(): a, a.1), and a label that would name another
+# column, "se" (mse_se, the standard error of mse) or another label's "_se"
+# (mse_a_se, the standard error of a's), suffixed .1 (or the next free
+# number), so that no response's lambda is chosen by another column.
+criterion_labels <- function(responses) {
+  labels <- make.unique(responses)
+  repeat {
+    taken <- c("se", paste0(labels, "_se"))
+    i <- match(TRUE, labels %in% taken)   # (one hashed pass where none clashes)
+    if (is.na(i)) return(labels)
+    k <- 1L
+    while (paste0(labels[i], ".", k) %in% c(labels, taken)) k <- k + 1L
+    labels[i] <- paste0(labels[i], ".", k)
+  }
+}
+
 # The columns mse_<response> and mse_<response>_se of a validation table,
 # from lambdas x responses matrices of the criterion and its standard error.
 response_columns <- function(curve, se, responses) {

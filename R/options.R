@@ -223,10 +223,7 @@ check_calibration_folds <- function(folds, resp, given) {
 # column's mean squared error.
 check_per_response <- function(per_response, crit, resp) {
   crit$per_response <- check_flag(per_response, "per_response")
-  # (the validation table's columns mse_<response>: a response named "se"
-  # would share mse_se with the standard error of mse, and its lambda was
-  # chosen by that; it is labelled se.1 instead, as make.unique() would)
-  crit$responses <- make.unique(c("se", response_names(resp$y0)))[-1L]
+  crit$responses <- criterion_labels(response_names(resp$y0))
   if (crit$per_response && crit$name == "gcv") {
     stop_arg("`per_response` = TRUE chooses each column's lambda by its own squared error, which ",
              "`cv` = \"gcv\" does not give: use `cv` = \"loo\" or a number of folds")

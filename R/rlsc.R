@@ -130,7 +130,8 @@
 #'   multiclass fit) by its own mean squared error. `lambda_min` and
 #'   `lambda_1se` are then named vectors (by the columns of `y`, `y1`,
 #'   `y2`, ... where it has no names; a formula's numeric response by its
-#'   name; a column named `se`, or a repeated name, made unique as by
+#'   name; a repeated name, or one that would name another column of
+#'   `path`, `se` or another column's name with `_se`, suffixed as by
 #'   [make.unique()]: `se.1`), and the methods use each column's own
 #'   \eqn{\lambda} by default.
 #' @param penalty_factor optional non-negative numbers, one per column of `x`

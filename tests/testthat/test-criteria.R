@@ -313,7 +313,7 @@ test_that("per_response with many targets at an end of the grid: one warning say
   expect_gt(n, 0)
 })
 
-test_that("per-response criteria keep apart from the table's own columns: a response named se, repeated names", {
+test_that("per-response criteria keep apart from the table's own columns: se, another's _se, repeated names", {
   d <- mtcars
   d$se <- d$mpg
   x <- as.matrix(d[c("wt", "hp", "disp")])
@@ -334,4 +334,9 @@ test_that("per-response criteria keep apart from the table's own columns: a resp
   twice <- rlsc(x, cbind(a = d$mpg, a = d$qsec), per_response = TRUE)
   expect_named(twice$lambda_min, c("a", "a.1"))
   expect_identical(unname(twice$lambda_min), unname(ref$lambda_min))
+  # a response named as another's standard error column: mse_a_se was both
+  se_named <- rlsc(x, cbind(a = d$mpg, a_se = d$qsec), per_response = TRUE)
+  expect_named(se_named$lambda_min, c("a", "a_se.1"))
+  expect_identical(unname(se_named$lambda_min), unname(ref$lambda_min))
+  expect_false(anyDuplicated(names(se_named$path)) > 0)
 })
