@@ -16,9 +16,11 @@ ENGINE_CMDS := /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/slurmdbd /usr/sbin
 
 # The CRAN-incoming and clock checks need the internet; this machine has none.
 # NOT_CRAN=true runs the tests CRAN would skip (parallel backends, the memory
-# cap): CI runs them all.
+# cap): CI runs them all.  RLSC_SOURCE: the tree the tarball is built from,
+# where test-design.R reads DESIGN.md (left out of the tarball).
 CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
-             _R_CHECK_SYSTEM_CLOCK_=false NOT_CRAN=true RLSC_OPENBLAS=$(CURDIR)/.deps/openblas
+             _R_CHECK_SYSTEM_CLOCK_=false NOT_CRAN=true RLSC_OPENBLAS=$(CURDIR)/.deps/openblas \
+             RLSC_SOURCE=$(CURDIR)
 
 .PHONY: deps install demo readme test test-openblas unit check test-engines bench-engines bench-floor bench-targets bench-memory valgrind sanitize \
         sanitize-build fuzz fuzz-native combinations bench bench-kernel bench-scale bench-kfold bench-peers \
