@@ -144,7 +144,7 @@ test_that("one draw of landmarks or frequencies serves every sigma, reproducibly
 })
 
 test_that("the LOO error approaches the exact kernel's as m grows", {
-  # n = 2000, m = 50, 200, 800 is in bench/README-kernel.md; this is its small version
+  # n = 2000, m = 50, 200, 800 is in bench/README.md (features.R); this is its small version
   set.seed(305)
   n <- 400
   x <- matrix(runif(2 * n, -3, 3), n)
