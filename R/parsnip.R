@@ -51,7 +51,7 @@
 #'
 #' @section Predictions:
 #' `type = "numeric"` (regression), `"class"` and `"prob"` (classification:
-#' probabilities calibrated on the exact leave-one-out decision values, see
+#' probabilities calibrated on exact K-fold held-out decision values, see
 #' [predict.rlsc()]) and `"raw"` (the decision values). Case weights
 #' (`hardhat::importance_weights()`, `hardhat::frequency_weights()`) become
 #' the `weights` of [rlsc()]. `mixture` must be 0 (ridge): rlsc has no lasso
