@@ -47,7 +47,7 @@ meta_rows <- function(d, i) {
 
 # ---- the sources -----------------------------------------------------------------
 
-# Each source fits a data set (`response` naming the response column, `...`
+# The sources of the combination matrix, and two kernels.  Each source fits a data set (`response` naming the response column, `...`
 # rlsc()'s options) and turns new rows (a matrix) into its form of new data.
 # Chunk sources take data sets of more rows than columns (primal) only.
 meta_frame <- function(d, response) {
@@ -82,32 +82,70 @@ meta_sources <- list(
     newdata = meta_sparse, needs = "Matrix"),
   rbf = list(
     fit = function(d, response, ...) {
-      rlsc(d$x, meta_y(d, response), weights = d$w, kernel = kernel_rbf(sigma = 2 * sqrt(ncol(d$x))), ...)
+      rlsc(d$x, meta_y(d, response), weights = d$w, kernel = kernel_rbf(sigma = 2 * sqrt(ncol(d$x))),
+           keep_eigen = TRUE, ...)   # (solutions at any lambda, not the grid's alone)
+    },
+    newdata = identity, kernel = TRUE),
+  nystrom = list(
+    fit = function(d, response, ...) {
+      set.seed(7)
+      landmarks <- matrix(stats::rnorm(6L * ncol(d$x)), 6L, ncol(d$x))
+      rlsc(d$x, meta_y(d, response), weights = d$w,
+           kernel = nystrom(kernel_rbf(sigma = 2 * sqrt(ncol(d$x))), landmarks = landmarks), ...)
     },
     newdata = identity, kernel = TRUE),
   formula = list(
     fit = function(d, response, ...) meta_formula_fit(d, response, meta_frame(d, response), list(...)),
     newdata = function(x) as.data.frame(x)),
   chunk_matrix = list(
-    fit = function(d, response, ...) {
-      args <- list(...)
-      src <- chunk_matrix(d$x, meta_y(d, response), weights = d$w, chunk_rows = 7L, foldid = args$foldid)
-      args$foldid <- NULL
-      do.call(rlsc, c(list(src), args))
-    },
+    fit = function(d, response, ...) meta_chunk_matrix_fit(d, response, d$x, list(...)),
     newdata = identity, chunks = TRUE),
-  files = list(
+  chunk_sparse = list(
+    fit = function(d, response, ...) meta_chunk_matrix_fit(d, response, meta_sparse(d$x), list(...)),
+    newdata = meta_sparse, chunks = TRUE, needs = "Matrix"),
+  files_rds = list(
+    fit = function(d, response, ...) {
+      meta_formula_fit(d, response, chunk_files(meta_files(meta_frame(d, response), "rds")), list(...))
+    },
+    newdata = function(x) as.data.frame(x), chunks = TRUE),
+  files_csv = list(
+    fit = function(d, response, ...) {
+      meta_formula_fit(d, response, chunk_files(meta_files(meta_frame(d, response), "csv")), list(...))
+    },
+    newdata = function(x) as.data.frame(x), chunks = TRUE),
+  database = list(
     fit = function(d, response, ...) {
       df <- meta_frame(d, response)
-      dir <- tempfile("rlsc-meta-")
-      dir.create(dir)
-      parts <- split(seq_len(nrow(df)), cut(seq_len(nrow(df)), 3L, labels = FALSE))
-      paths <- file.path(dir, sprintf("part%d.rds", seq_along(parts)))
-      for (i in seq_along(parts)) saveRDS(df[parts[[i]], , drop = FALSE], paths[i])
-      meta_formula_fit(d, response, chunk_files(paths), list(...))
+      df$id <- seq_len(nrow(df))
+      df[] <- lapply(df, function(v) if (is.factor(v)) as.character(v) else v)
+      db <- tempfile("rlsc-meta-", fileext = ".sqlite")
+      con <- DBI::dbConnect(RSQLite::SQLite(), db)
+      DBI::dbWriteTable(con, "d", df)
+      DBI::dbDisconnect(con)
+      src <- chunk_db(function() DBI::dbConnect(RSQLite::SQLite(), db), "d", chunk_rows = 11L, key = "id")
+      meta_formula_fit(d, response, src, list(...))
     },
-    newdata = function(x) as.data.frame(x), chunks = TRUE)
+    newdata = function(x) as.data.frame(x), chunks = TRUE, needs = "RSQLite")
 )
+
+meta_chunk_matrix_fit <- function(d, response, x, args) {
+  src <- chunk_matrix(x, meta_y(d, response), weights = d$w, chunk_rows = 7L, foldid = args$foldid)
+  args$foldid <- NULL
+  do.call(rlsc, c(list(src), args))
+}
+
+# The rows of a data frame in three files of one format.
+meta_files <- function(df, format) {
+  dir <- tempfile("rlsc-meta-")
+  dir.create(dir)
+  parts <- split(seq_len(nrow(df)), cut(seq_len(nrow(df)), 3L, labels = FALSE))
+  paths <- file.path(dir, sprintf("part%d.%s", seq_along(parts), format))
+  for (i in seq_along(parts)) {
+    part <- df[parts[[i]], , drop = FALSE]
+    if (format == "rds") saveRDS(part, paths[i]) else utils::write.csv(part, paths[i], row.names = FALSE)
+  }
+  paths
+}
 
 # ---- the relations ---------------------------------------------------------------
 
@@ -367,12 +405,7 @@ meta_relations <- list(
     df <- meta_frame(d, response)
     fml <- stats::as.formula("y ~ poly(x1, 2) + scale(x2) + splines::ns(x3, df = 2)", env = globalenv())
     memory <- rlsc(fml, data = df, lambda = 0.5)
-    dir <- tempfile("rlsc-meta-")
-    dir.create(dir)
-    parts <- split(seq_len(nrow(df)), cut(seq_len(nrow(df)), 3L, labels = FALSE))
-    paths <- file.path(dir, sprintf("part%d.rds", seq_along(parts)))
-    for (i in seq_along(parts)) saveRDS(df[parts[[i]], , drop = FALSE], paths[i])
-    chunks <- rlsc(fml, data = if (src$chunks %||% FALSE) chunk_files(paths) else df, lambda = 0.5)
+    chunks <- rlsc(fml, data = if (isTRUE(src$chunks)) chunk_files(meta_files(df, "rds")) else df, lambda = 0.5)
     nd <- as.data.frame(meta_new(d))
     list(predict = list(predict(memory, nd), predict(chunks, nd)), coef = list(coef(memory), coef(chunks)))
   })
@@ -393,7 +426,7 @@ meta_cells <- function() {
     cells$response[i] %in% r$responses &&
       !(isTRUE(r$linear) && isTRUE(s$kernel)) &&
       !(isTRUE(s$chunks) && cells$shape[i] == "wide") &&
-      !(isTRUE(r$formula_only) && !cells$source[i] %in% c("formula", "files"))
+      !(isTRUE(r$formula_only) && !cells$source[i] %in% c("formula", "files_rds"))
   }, NA)
   cells <- cells[ok, ]
   rownames(cells) <- NULL
