@@ -23,7 +23,7 @@ CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false 
              RLSC_SOURCE=$(CURDIR)
 
 .PHONY: deps install demo readme test test-openblas unit check test-engines bench-engines bench-floor bench-targets bench-memory valgrind sanitize \
-        sanitize-build fuzz fuzz-native combinations bench bench-kernel bench-scale bench-kfold bench-peers \
+        sanitize-build fuzz fuzz-native combinations metamorphic bench bench-kernel bench-scale bench-kfold bench-peers \
         bench-eigen bench-threads bench-banded bench-per-response bench-deps docs clean site-deps site \
         site-check coverage lint
 
@@ -229,6 +229,17 @@ FUZZ_CASES ?= 10000
 fuzz: deps
 	RLSC_FUZZ_FIRST=$(FUZZ_FIRST) RLSC_FUZZ_CASES=$(FUZZ_CASES) NOT_CRAN=true $(RSCRIPT) -e \
 	  'testthat::test_local(".", filter = "fuzz", reporter = testthat::ProgressReporter$$new(show_praise = FALSE), stop_on_failure = TRUE)'
+
+# Every metamorphic relation on every source, shape, response and weighting
+# it applies to (tests/testthat/helper-metamorphic.R, about 1300 cells, a
+# minute or two); the suite runs every relation and every source once and 40
+# random cells more.  METAMORPHIC = all or a number of random cells, from
+# METAMORPHIC_SEED.
+METAMORPHIC      ?= all
+METAMORPHIC_SEED ?= 1
+metamorphic: deps
+	RLSC_METAMORPHIC=$(METAMORPHIC) RLSC_METAMORPHIC_SEED=$(METAMORPHIC_SEED) NOT_CRAN=true $(RSCRIPT) -e \
+	  'testthat::test_local(".", filter = "metamorphic", reporter = testthat::ProgressReporter$$new(show_praise = FALSE), stop_on_failure = TRUE)'
 
 # The combination matrix (tests/testthat/test-combinations.R) beyond the
 # suite's pairs: COMBINATIONS = triples (every triple of option levels on
