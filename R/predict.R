@@ -208,7 +208,9 @@ complete_rows <- function(x) {
 
 # The training columns of new data: by name when the training `x` and the new
 # data both have column names (a missing one is an error), by position when
-# either has none (then predict_design() checks their number).
+# either has none (then predict_design() checks their number) or when the
+# names are the training ones in their order (the only match when the
+# training `x` names two columns alike).
 match_columns <- function(object, newdata) {
   if (is.null(dim(newdata)) && (is.numeric(newdata) || is.logical(newdata))) {
     newdata <- matrix(newdata, ncol = 1L)   # a vector is one column
@@ -218,14 +220,20 @@ match_columns <- function(object, newdata) {
       isFALSE(object$named_columns)) {
     return(newdata)
   }
+  if (identical(nms, object$xnames)) return(newdata)
   lacking <- setdiff(object$xnames, nms)
   if (length(lacking)) {
     stop_arg("`newdata` must have the columns of the training `x`; it lacks ",
              name_list(lacking), " (it has ", name_list(nms), ")")
   }
+  same <- unique(object$xnames[duplicated(object$xnames)])
+  if (length(same)) {   # a name of two training columns matches by position only
+    stop_arg("`newdata` must have the columns of the training `x` in their order, as the ",
+             "training `x` has more than one column named ", name_list(same))
+  }
   twice <- intersect(object$xnames, nms[duplicated(nms)])
   if (length(twice)) stop_arg("`newdata` must have each training column once, not ", name_list(twice))
-  if (identical(nms, object$xnames)) newdata else newdata[, object$xnames, drop = FALSE]
+  newdata[, object$xnames, drop = FALSE]
 }
 
 # "`a`, `b`, `c`" for up to `max` names, then "and 7 more".
