@@ -15,7 +15,10 @@
 #'   fitted values are returned.
 #' @param lambda a number \eqn{\ge 0} (a value of the grid for kernel fits
 #'   without `keep_eigen`), or `"lambda_min"` / `"lambda_1se"`; or a vector
-#'   of them, for predictions at each (as glmnet's `s`, see Value).
+#'   of them, for predictions at each (as glmnet's `s`, see Value), whatever
+#'   their number. For a fit with `per_response = TRUE`, a vector named by
+#'   the response columns, as `fit$lambda_min` is, gives each column its own
+#'   \eqn{\lambda} (`"lambda_min"` and `"lambda_1se"` do so too).
 #' @param type `"response"` for fitted values (decision values for
 #'   classification, one column per class, or one column for two classes),
 #'   `"class"` for class labels: a factor with the levels and the class of the
