@@ -30,6 +30,11 @@ check_fit_args <- function(args, data) {
   class_weights <- class_weight_of(args$class_weights, resp, data, if (!chunks) coded$y)
   # the class of each row in memory (once: the checks below and the folds' strata)
   codes <- if (!chunks && resp$type == "classification") class_codes(coded$y)
+  if (!chunks && !is.null(class_weights) && !is.finite(sum(weights * class_weights[codes]))) {
+    stop_arg("`class_weights` times `weights` must have a finite sum, not Inf (the largest class ",
+             "weight is ", format(max(class_weights), digits = 3), "); divide `class_weights` by a ",
+             "constant, which changes only the scale of `lambda`")
+  }
   if (resp$type == "classification") {
     # the classes with rows of positive weight, counted as the pre-scan of a
     # chunk source counts them
