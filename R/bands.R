@@ -76,9 +76,20 @@ band_groups <- function(bands, xnames, assign) {
   if (is.list(bands) && !is.data.frame(bands)) {
     label <- names(bands) %||% paste0("band", seq_along(bands))
     label[label == ""] <- paste0("band", seq_along(bands))[label == ""]
+    if (anyDuplicated(label)) {
+      stop_arg("`bands` must name each group once; ", name_list(unique(label[duplicated(label)])),
+               " names more than one: put their columns in one group or give the groups ",
+               "different names")
+    }
     group <- rep(NA_integer_, d)
     for (g in seq_along(bands)) {
       cols <- bands[[g]]
+      twice <- if (is.character(cols)) intersect(cols, xnames[duplicated(xnames)])
+      if (length(twice)) {
+        stop_arg("`bands` names columns by name, but `x` has more than one column named ",
+                 name_list(twice), " (columns ", paste(which(xnames == twice[1L]), collapse = ", "),
+                 "): give the columns of each group by number")
+      }
       idx <- if (is.character(cols)) match(cols, xnames) else if (is.numeric(cols)) {
         ifelse(cols >= 1 & cols <= d & cols == round(cols), cols, NA)
       } else {
@@ -900,7 +911,9 @@ print.summary.rlsc_banded_fit <- function(x, digits = max(3L, getOption("digits"
 #' Tidy the bands of a banded fit
 #'
 #' `tidy(fit, what = "bands")` gives one row per response column and group of
-#' columns: `response`, `band`, `weight` (the chosen weight), `lambda_min`
+#' columns: `response` (named as in `fit$lambda_min`: with one choice per
+#' response column, repeated names made unique, `a`, `a.1`), `band`, `weight`
+#' (the chosen weight), `lambda_min`
 #' and `estimate` (the response column's criterion at its chosen weights and
 #' lambda). `what = "lambda"` (the default) is the tidier of any fit
 #' ([rlsc_tidiers]).
@@ -917,7 +930,10 @@ tidy.rlsc_banded_fit <- function(x, what = c("lambda", "bands"), ...) {
   if (what == "lambda") return(NextMethod())
   check_no_dots(...)
   w <- x$band_weights
-  responses <- colnames(w)
+  # per response column, the labels of its path columns mse_<label> (response
+  # names made unique, as the names of lambda_min), not the names, which may
+  # repeat and would read another column's curve
+  responses <- if (x$per_response) names(x$index_min) else colnames(w)
   value <- if (x$per_response) {
     response_curves(x$path, responses)[cbind(x$index_min, seq_along(responses))]
   } else {

@@ -10,9 +10,10 @@
 #' @param object an [rlsc()] fit.
 #' @param lambda a number \eqn{\ge 0}, or `"lambda_min"` / `"lambda_1se"`
 #'   (also glmnet's spellings `"lambda.min"` / `"lambda.1se"`); or a vector
-#'   of them, for a column per value (as glmnet's `s`). For a fit with
-#'   `per_response = TRUE`, a vector with one value per response column
-#'   gives each column its own \eqn{\lambda}.
+#'   of them, for a column per value (as glmnet's `s`), whatever their
+#'   number. For a fit with `per_response = TRUE`, a vector named by the
+#'   response columns, as `fit$lambda_min` is, gives each column its own
+#'   \eqn{\lambda} (`"lambda_min"` and `"lambda_1se"` do so too).
 #' @param s glmnet's name for `lambda` (give one of the two; by its full
 #'   name, as it follows `...`).
 #' @param ... not used.

@@ -19,6 +19,14 @@ fit_model <- function(data, args, call) {
   checked <- check_fit_args(args, data)
   spec <- checked$spec
   data <- checked$data
+  if (is.null(data$template$class_weights)) return(fit_checked(data, spec, call))
+  withCallingHandlers(fit_checked(data, spec, call), rlsc_weights_overflow = function(e) {
+    stop(weights_overflow(e$arg, "class_weights"))
+  })
+}
+
+# Steps 2 to 4 of fit_model().
+fit_checked <- function(data, spec, call) {
   if (!is.null(spec$bands)) return(fit_bands(data, spec, call))
   search <- if (inherits(spec$kernel, "rlsc_features")) {
     feature_search(data, spec)

@@ -217,18 +217,19 @@ warn_kernel_boundary <- function(grid, j) {
 # glmnet's spellings "lambda.min" and "lambda.1se"), or any lambda >= 0.  A value
 # within 1e-10 (relative) of a grid value is that grid value, so that values
 # printed with fewer digits select the grid's results exactly when they match.
-# A fit with one lambda per response column also takes one value per column,
-# and its "lambda_min" and "lambda_1se" are such vectors.
+# A fit with one lambda per response column also takes one value per column
+# named by its columns (per_column_lambda()), and its "lambda_min" and
+# "lambda_1se" are such vectors.
 lambda_value <- function(object, lambda) {
   if (is.character(lambda) && length(lambda) == 1L && !is.na(lambda)) {
     key <- sub(".", "_", lambda, fixed = TRUE)
     if (key %in% c("lambda_min", "lambda_1se")) return(object[[key]])
   }
-  nt <- ncol(object$y)
-  if (isTRUE(object$per_response) && is.numeric(lambda) && length(lambda) == nt && nt > 1L) {
-    bad <- which(!is.finite(lambda) | lambda < 0)
-    if (length(bad)) lambda_value(object, lambda[[bad[1L]]])   # its error
-    return(vapply(lambda, on_grid, 1, grid = object$lambda))
+  own <- per_column_lambda(object, lambda)
+  if (!is.null(own)) {
+    bad <- which(!is.finite(own) | own < 0)
+    if (length(bad)) lambda_value(object, own[[bad[1L]]])   # its error
+    return(vapply(own, on_grid, 1, grid = object$lambda))
   }
   if (!is.numeric(lambda) || length(lambda) != 1L || !is.finite(lambda) || lambda < 0) {
     got <- if (length(lambda) == 1L && is.atomic(lambda) && !is.complex(lambda)) {
@@ -237,10 +238,32 @@ lambda_value <- function(object, lambda) {
       paste(describe(lambda), "of length", length(lambda))
     }
     stop_arg("`lambda` must be a single number >= 0, \"lambda_min\" or \"lambda_1se\"",
-             if (isTRUE(object$per_response)) paste0(" (or one per response column, ", nt, ")"),
-             ", not ", got)
+             if (isTRUE(object$per_response)) {
+               paste0(" (or one per response column, named by them as `lambda_min` is)")
+             }, ", not ", got)
   }
   on_grid(lambda, object$lambda)
+}
+
+# The one rule for a numeric `lambda` of several values: a path (a result per
+# value, as glmnet's `s`), unless the fit has one lambda per response column
+# and the values are named by its columns (as its `lambda_min` is): then one
+# lambda per column, in the fit's order of the columns.  Unnamed values are
+# always a path, whatever their number, and so are values named otherwise.
+# NULL for a path (or a single value).
+per_column_lambda <- function(object, lambda) {
+  given <- names(lambda)
+  columns <- names(object$lambda_min)
+  if (!is.numeric(lambda) || length(lambda) < 2L || !isTRUE(object$per_response) ||
+      is.null(columns) || !any(given %in% columns)) {
+    return(NULL)
+  }
+  if (anyDuplicated(given) || !setequal(given, columns)) {
+    stop_arg("`lambda` named by response columns gives one lambda per column and must name ",
+             "each once (", name_list(columns), "), not ", name_list(given),
+             "; unnamed values give a result at each")
+  }
+  lambda[columns]
 }
 
 # A lambda given as a number: the grid's value when within rounding of it.
@@ -265,16 +288,20 @@ glmnet_s <- function(lambda, s, lambda_missing) {
 # takes a vector of one value per column as a single value.
 over_lambdas <- function(object, lambda, one, many = NULL) {
   validate_rlsc(object)
-  nt <- ncol(object$y)
-  single <- length(lambda) == 1L ||
-    (isTRUE(object$per_response) && is.numeric(lambda) && length(lambda) == nt && nt > 1L)
-  if (single) return(one(lambda_value(object, lambda)))
+  if (length(lambda) == 1L || !is.null(per_column_lambda(object, lambda))) {
+    return(one(lambda_value(object, lambda)))
+  }
   if (!(is.numeric(lambda) || is.character(lambda)) || !is.null(dim(lambda)) || !length(lambda)) {
     stop_arg("`lambda` must be numbers >= 0, \"lambda_min\" or \"lambda_1se\" (a vector gives ",
              "a column per value), not ", describe(lambda), " of length ", length(lambda))
   }
   values <- lapply(as.list(lambda), function(l) lambda_value(object, l))
-  labels <- if (is.character(lambda)) lambda else format(lambda)
+  # each value formatted alone, so that names are "10", "1", "100" (not " 10",
+  # "  1": cf[, "1"] finds its column); 15 digits where 7 would name two alike
+  labels <- if (is.character(lambda)) lambda else vapply(lambda, format, "")
+  if (is.numeric(lambda) && any(duplicated(labels) & !duplicated(lambda))) {
+    labels <- vapply(lambda, format, "", digits = 15L)
+  }
   # `many(lambdas)`, the results at several single lambdas at once, where a
   # method has it (what does not depend on lambda done once)
   at_once <- !is.null(many) && all(lengths(values) == 1L)

@@ -30,6 +30,11 @@ check_fit_args <- function(args, data) {
   class_weights <- class_weight_of(args$class_weights, resp, data, if (!chunks) coded$y)
   # the class of each row in memory (once: the checks below and the folds' strata)
   codes <- if (!chunks && resp$type == "classification") class_codes(coded$y)
+  if (!chunks && !is.null(class_weights) && !is.finite(sum(weights * class_weights[codes]))) {
+    stop_arg("`class_weights` times `weights` must have a finite sum, not Inf (the largest class ",
+             "weight is ", format(max(class_weights), digits = 3), "); divide `class_weights` by a ",
+             "constant, which changes only the scale of `lambda`")
+  }
   if (resp$type == "classification") {
     # the classes with rows of positive weight, counted as the pre-scan of a
     # chunk source counts them
@@ -51,8 +56,8 @@ check_fit_args <- function(args, data) {
   }
   crit <- check_criterion(args$criterion, resp, cv$type)
   # banded ridge chooses per response column unless told otherwise
-  per_response <- if (!is.null(args$bands) && !"per_response" %in% given) TRUE else args$per_response
-  crit <- check_per_response(per_response, crit, resp)
+  by_bands <- !is.null(args$bands) && !"per_response" %in% given
+  crit <- check_per_response(if (by_bands) TRUE else args$per_response, crit, resp, by_bands)
   mode <- check_mode(args$mode, kernel, chunks)
   standardize <- check_flag(args$standardize, "standardize")
   keep_eigen <- check_flag(args$keep_eigen, "keep_eigen")
@@ -220,19 +225,24 @@ check_calibration_folds <- function(folds, resp, given) {
 }
 
 # per_response = TRUE: one lambda per response column, chosen by that
-# column's mean squared error.
-check_per_response <- function(per_response, crit, resp) {
+# column's mean squared error.  `by_bands`: TRUE when the caller did not set
+# it and `bands` made it the default, so a message names what the caller gave.
+check_per_response <- function(per_response, crit, resp, by_bands = FALSE) {
   crit$per_response <- check_flag(per_response, "per_response")
   crit$responses <- criterion_labels(response_names(resp$y0))
-  if (crit$per_response && crit$name == "gcv") {
+  if (!crit$per_response || crit$name %in% c("mse", "misclass")) return(crit)
+  if (by_bands) {
+    stop_arg("`bands` chooses each response column's weights and lambda by its own squared error ",
+             "(`per_response` defaults to TRUE with `bands`), which ",
+             if (crit$name == "gcv") "`cv` = \"gcv\"" else paste0("`criterion` = \"", crit$name, "\""),
+             " does not give: give `per_response` = FALSE to choose one for all columns")
+  }
+  if (crit$name == "gcv") {
     stop_arg("`per_response` = TRUE chooses each column's lambda by its own squared error, which ",
              "`cv` = \"gcv\" does not give: use `cv` = \"loo\" or a number of folds")
   }
-  if (crit$per_response && !crit$name %in% c("mse", "misclass")) {
-    stop_arg("`per_response` = TRUE chooses each column's lambda by its squared error: ",
-             "`criterion` must be NULL or \"mse\", not \"", crit$name, "\"")
-  }
-  crit
+  stop_arg("`per_response` = TRUE chooses each column's lambda by its squared error: ",
+           "`criterion` must be NULL or \"mse\", not \"", crit$name, "\"")
 }
 
 # Checks of single arguments, shared by rlsc() and its methods.

@@ -15,7 +15,10 @@
 #'   fitted values are returned.
 #' @param lambda a number \eqn{\ge 0} (a value of the grid for kernel fits
 #'   without `keep_eigen`), or `"lambda_min"` / `"lambda_1se"`; or a vector
-#'   of them, for predictions at each (as glmnet's `s`, see Value).
+#'   of them, for predictions at each (as glmnet's `s`, see Value), whatever
+#'   their number. For a fit with `per_response = TRUE`, a vector named by
+#'   the response columns, as `fit$lambda_min` is, gives each column its own
+#'   \eqn{\lambda} (`"lambda_min"` and `"lambda_1se"` do so too).
 #' @param type `"response"` for fitted values (decision values for
 #'   classification, one column per class, or one column for two classes),
 #'   `"class"` for class labels: a factor with the levels and the class of the
@@ -208,7 +211,9 @@ complete_rows <- function(x) {
 
 # The training columns of new data: by name when the training `x` and the new
 # data both have column names (a missing one is an error), by position when
-# either has none (then predict_design() checks their number).
+# either has none (then predict_design() checks their number) or when the
+# names are the training ones in their order (the only match when the
+# training `x` names two columns alike).
 match_columns <- function(object, newdata) {
   if (is.null(dim(newdata)) && (is.numeric(newdata) || is.logical(newdata))) {
     newdata <- matrix(newdata, ncol = 1L)   # a vector is one column
@@ -218,14 +223,20 @@ match_columns <- function(object, newdata) {
       isFALSE(object$named_columns)) {
     return(newdata)
   }
+  if (identical(nms, object$xnames)) return(newdata)
   lacking <- setdiff(object$xnames, nms)
   if (length(lacking)) {
     stop_arg("`newdata` must have the columns of the training `x`; it lacks ",
              name_list(lacking), " (it has ", name_list(nms), ")")
   }
+  same <- unique(object$xnames[duplicated(object$xnames)])
+  if (length(same)) {   # a name of two training columns matches by position only
+    stop_arg("`newdata` must have the columns of the training `x` in their order, as the ",
+             "training `x` has more than one column named ", name_list(same))
+  }
   twice <- intersect(object$xnames, nms[duplicated(nms)])
   if (length(twice)) stop_arg("`newdata` must have each training column once, not ", name_list(twice))
-  if (identical(nms, object$xnames)) newdata else newdata[, object$xnames, drop = FALSE]
+  newdata[, object$xnames, drop = FALSE]
 }
 
 # "`a`, `b`, `c`" for up to `max` names, then "and 7 more".

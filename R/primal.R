@@ -158,12 +158,20 @@ check_underflow <- function(values, mom) {
 
 check_overflow <- function(gram, arg, weighted = FALSE) {
   if (all_finite(gram)) return(invisible())
-  if (weighted) {
-    stop_arg("`", arg, "` and `weights` are too large together: the weighted cross-products ",
-             "overflow; rescale `", arg, "` or divide `weights` by a constant (which changes ",
-             "only the scale of `lambda`)")
-  }
+  if (weighted) stop(weights_overflow(arg, "weights"))
   stop_arg("`", arg, "` is too large in magnitude: its cross-products overflow; rescale it")
+}
+
+# The error of weighted cross-products that overflow, naming the weights to
+# blame: `weights`, or `class_weights` (fit_model() signals it again so when
+# the fit has class weights, which the engines see only multiplied into the
+# weights).
+weights_overflow <- function(arg, weights) {
+  msg <- paste0("`", arg, "` and `", weights, "` are too large together: the weighted ",
+                "cross-products overflow; rescale `", arg, "` or divide `", weights,
+                "` by a constant (which changes only the scale of `lambda`)")
+  structure(class = c("rlsc_weights_overflow", "error", "condition"),
+            list(message = msg, call = NULL, arg = arg))
 }
 
 # Sparse x: its co-moments are raw cross-products minus the mean terms, so

@@ -133,7 +133,9 @@
 #'   name; a repeated name, or one that would name another column of
 #'   `path`, `se` or another column's name with `_se`, suffixed as by
 #'   [make.unique()]: `se.1`), and the methods use each column's own
-#'   \eqn{\lambda} by default.
+#'   \eqn{\lambda} by default. A `lambda` named by these names gives the
+#'   methods one value per column; unnamed values are always a path, a
+#'   result at each (see [coef.rlsc()]).
 #' @param penalty_factor optional non-negative numbers, one per column of `x`
 #'   (glmnet's `penalty.factor`): the penalty is \eqn{\lambda \sum_j p_j
 #'   \beta_j^2}. Columns with \eqn{p_j = 0} are not penalized, like the

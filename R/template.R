@@ -103,8 +103,9 @@ scan_levels <- function(src, template, progress = NULL) {
 # counting as none: read_rows() rejects them later; for a
 # formula the rows complete in the model's variables, which the fit keeps).
 chunk_levels <- function(data, i, template) {
+  if (template$kind == "formula") check_column_types(data <- na_columns(data, template), template)
   mf <- if (template$kind == "formula") {
-    eval(bquote(stats::model.frame(.(template$terms), na_columns(data, template), weights = .(template$weights),
+    eval(bquote(stats::model.frame(.(template$terms), data, weights = .(template$weights),
                                    na.action = stats::na.pass)))
   }
   cols <- if (template$kind == "matrix") {
@@ -179,9 +180,11 @@ matrix_rows <- function(data, template) {
        fold = data$foldid)
 }
 
-check_columns <- function(names, template, named = TRUE) {
+# (`design`: the columns are those of a formula's model matrix)
+check_columns <- function(names, template, named = TRUE, design = FALSE) {
   if (length(names) != length(template$xnames)) {
-    stop("it has ", length(names), " columns, chunk 1 has ", length(template$xnames))
+    stop(if (design) "its model matrix has " else "it has ", length(names), " columns, chunk 1",
+         if (design) "'s", " has ", length(template$xnames))
   }
   if (named && template$named && !identical(names, template$xnames)) {
     stop("its columns ", paste(names[names != template$xnames], collapse = ", "),
@@ -239,6 +242,29 @@ na_columns <- function(data, template = NULL) {
   data
 }
 
+# The columns of a chunk that the formula uses must have the types they have
+# in chunk 1 (its model frame's dataClasses): a reader that guesses types
+# from the values (read.csv(), data.table::fread()) reads a column of
+# categories that holds only numbers in one file as numbers, and that chunk's
+# model matrix then has other columns.  The error names the column and both
+# types, not the columns of the model matrices that follow from them.
+check_column_types <- function(data, template) {
+  classes <- attr(template$terms, "dataClasses")
+  kind <- function(cls) {
+    switch(cls, numeric = , integer = "numeric", factor = , ordered = , character = "character", cls)
+  }
+  for (v in intersect(names(classes), names(data))) {
+    col <- data[[v]]
+    got <- if (is.numeric(col)) "numeric" else if (is.factor(col)) "factor" else class(col)[1L]
+    want <- kind(classes[[v]])
+    if (kind(got) == want || !want %in% c("numeric", "character", "logical")) next
+    stop("column `", v, "` is ", got, " here but ", classes[[v]], " in chunk 1: read it as one type ",
+         "in every chunk (readers that guess types from the values, as read.csv() does, read a column ",
+         "of numbers as numeric; give `read` a reader that sets the type, e.g. with colClasses = c(",
+         v, " = \"", want, "\"))", call. = FALSE)
+  }
+}
+
 # The formula interface: read() returns data frames.  Factor and character
 # columns of the model frame get their levels from `levels` or the pre-scan
 # (logical ones always have FALSE and TRUE).
@@ -273,6 +299,7 @@ formula_rows <- function(data, template) {
   missing_vars <- setdiff(all.vars(template$terms), names(data))
   if (length(missing_vars)) stop("it lacks the column(s) ", paste0("`", missing_vars, "`", collapse = ", "))
   data <- na_columns(data, template)
+  check_column_types(data, template)
   xlev <- template$xlev[setdiff(names(template$xlev), template$response)]
   mf <- tryCatch(
     eval(bquote(stats::model.frame(.(template$terms), data = data, weights = .(template$weights),
@@ -283,7 +310,7 @@ formula_rows <- function(data, template) {
       stop(conditionMessage(e), " (levels the pre-scan did not see)", call. = FALSE)
     })
   x <- design_matrix(template$terms, mf, template$contrasts)
-  check_columns(colnames(x), template)
+  check_columns(colnames(x), template, design = TRUE)
   if (!is.double(x)) storage.mode(x) <- "double"
   if (!all_finite(x)) stop("`x` must not contain NA, NaN or Inf values")
   n <- nrow(x)

@@ -259,6 +259,21 @@ test_that("values near 1e-300 and 1e300 are errors; large and small ones that fi
   expect_error(rlsc(d$x * 1e5, d$y, weights = rep(1e300, 20)),
                paste0("^`x` and `weights` are too large together: the weighted cross-products overflow; rescale ",
                       "`x` or divide `weights` by a constant \\(which changes only the scale of `lambda`\\)$"))
+  # class weights are multiplied into the weights: blamed by name (issue 47)
+  cls <- factor(d$y > median(d$y))
+  expect_error(rlsc(d$x * 1e5, cls, class_weights = c("TRUE" = 1e300)),
+               paste0("^`x` and `class_weights` are too large together: the weighted cross-products overflow; ",
+                      "rescale `x` or divide `class_weights` by a constant \\(which changes only the scale of `lambda`\\)$"))
+  expect_error(rlsc(chunk_matrix(d$x * 1e5, cls, chunk_rows = 7), class_weights = c("TRUE" = 1e300)),
+               "^`x` and `class_weights` are too large together")
+  expect_error(rlsc(d$x * 1e5, cls, class_weights = c("TRUE" = 1e300), standardize = TRUE, cv = 4),
+               "^`x` and `class_weights` are too large together")
+  expect_error(rlsc(d$x, cls, class_weights = c("TRUE" = 1e308, "FALSE" = 1e308)),
+               paste0("^`class_weights` times `weights` must have a finite sum, not Inf \\(the largest class ",
+                      "weight is 1e\\+308\\); divide `class_weights` by a constant, which changes only the ",
+                      "scale of `lambda`$"))
+  expect_error(rlsc(d$x, cls, class_weights = c("TRUE" = 1e308, "FALSE" = 1e308), intercept = FALSE),
+               "^`class_weights` times `weights` must have a finite sum")
   expect_error(rlsc(d$x * 1e-300, d$y),
                "^`x` is too small in magnitude: its weighted cross-products underflow; rescale `x` \\(or `weights`\\)$")
   expect_error(rlsc(d$x * 1e-160, d$y, mode = "dual"), "`x` is too small in magnitude")

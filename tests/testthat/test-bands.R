@@ -215,6 +215,35 @@ test_that("band arguments are checked", {
                "`bands` needs the linear kernel .* an RBF or a polynomial kernel .* not custom")
   expect_error(rlsc(d$x, d$y, bands = list(a = 1:2, b = 2:5)), "in two")
   expect_error(rlsc(d$x, d$y, bands = list(a = 1:2, b = 3:4)), "in none")
+  # messages that name what the caller gave (issues 46 and 47)
+  expect_error(rlsc(d$x, d$y, bands = list(a = 1:2, a = 3:4, b = 5)),
+               paste0("^`bands` must name each group once; `a` names more than one: put their columns ",
+                      "in one group or give the groups different names$"))
+  expect_error(rlsc(d$x, d$y, bands = list(band2 = 1:2, 3:5)), "`band2` names more than one")
+  twice <- d$x
+  colnames(twice) <- c("a", "b", "a", "c", "e")
+  expect_error(rlsc(twice, d$y, bands = list(g = c("a", "b"), h = c("c", "e"))),
+               paste0("^`bands` names columns by name, but `x` has more than one column named `a` ",
+                      "\\(columns 1, 3\\): give the columns of each group by number$"))
+  by_number <- quiet_edge(rlsc(twice, d$y, bands = list(g = 1:2, h = 3:5), lambda = d$lambda))
+  expect_identical(rownames(by_number$band_weights), c("g", "h"))
+  expect_equal(predict(by_number, twice), fitted(by_number), tolerance = 1e-9)
+  for (cv in list(list(cv = "gcv"), list(criterion = "mae"))) {
+    expect_error(do.call(rlsc, c(list(d$x, d$y, bands = d$group), cv)),
+                 paste0("^`bands` chooses each response column's weights and lambda by its own squared ",
+                        "error \\(`per_response` defaults to TRUE with `bands`\\), which ",
+                        if (is.null(cv$cv)) "`criterion` = \"mae\"" else "`cv` = \"gcv\"",
+                        " does not give: give `per_response` = FALSE to choose one for all columns$"))
+  }
+  cls <- factor(d$y[, 1] > median(d$y[, 1]))
+  expect_error(rlsc(d$x, cls, bands = d$group, criterion = "auc"),
+               "^`bands` chooses .* which `criterion` = \"auc\" does not give: give `per_response` = FALSE")
+  # as the message says: per_response = FALSE takes them
+  expect_identical(quiet_edge(rlsc(d$x, cls, bands = d$group, criterion = "auc", band_weights = d$cand,
+                                   per_response = FALSE))$criterion, "auc")
+  # given explicitly, per_response is the one to blame
+  expect_error(rlsc(d$x, d$y, bands = d$group, cv = "gcv", per_response = TRUE),
+               "^`per_response` = TRUE chooses each column's lambda by its own squared error, which `cv` = \"gcv\"")
   expect_error(rlsc(d$x, d$y, bands = d$group, n_candidates = 0), "`n_candidates` must be a whole number")
   expect_error(predict(quiet_edge(rlsc(d$x, d$y, bands = d$group, band_weights = d$cand)), d$x, se.fit = TRUE),
                "not available for banded fits")
@@ -407,4 +436,19 @@ test_that("the SVD route for graded weights gives the same fit from chunks and s
     expect_same_fit(chunked, ref, tol = 1e-8)
     expect_identical(chunked$band_index, ref$band_index)
   }
+})
+
+test_that("tidy(what = \"bands\") reads each response column's own curve, whatever its name (issue 46)", {
+  d <- band_data()
+  colnames(d$y) <- c("a", "a", "b")   # the second `a` once read the first's curve
+  tables <- ref_band_tables(d$x, d$y, d$w, d$group, d$cand, d$lambda)
+  ref <- ref_band_choice(tables)
+  fit <- quiet_edge(rlsc(d$x, d$y, weights = d$w, bands = d$group, band_weights = d$cand, lambda = d$lambda))
+  tb <- generics::tidy(fit, what = "bands")
+  expect_identical(unique(tb$response), c("a", "a.1", "b"))
+  expect_identical(unique(tb$response), names(fit$lambda_min))
+  first <- tb[!duplicated(tb$response), ]   # a row per response column
+  expect_equal(first$estimate, ref$value, tolerance = 1e-10)
+  expect_equal(first$lambda_min, d$lambda[ref$index], tolerance = 1e-12)
+  expect_equal(tb$weight, as.vector(t(d$cand[ref$j, ])), tolerance = 1e-12)
 })

@@ -46,3 +46,26 @@ test_that("chunk_matrix() splits the rows, and sources print their chunks", {
   # the reader's environment holds what it reads and nothing else
   expect_setequal(ls(environment(src$read)), c("x", "y", "weights", "foldid"))
 })
+
+test_that("a column read as numbers in one file and as text in another is named with its types (issue 47)", {
+  dir <- withr::local_tempdir()
+  set.seed(47)
+  one <- data.frame(y = rnorm(20), x1 = rnorm(20), g = sample(c("u", "v", "w"), 20, TRUE))
+  two <- data.frame(y = rnorm(20), x1 = rnorm(20), g = sample(1:2, 20, TRUE))
+  paths <- file.path(dir, c("1.csv", "2.csv"))
+  utils::write.csv(one, paths[1], row.names = FALSE)
+  utils::write.csv(two, paths[2], row.names = FALSE)
+  msg <- function(got, want, as) {
+    paste0("^chunk 2 \\('.*", basename(paths[if (got == "numeric") 2 else 1]), "'\\): column `g` is ", got,
+           " here but ", want, " in chunk 1: read it as one type in every chunk \\(.*colClasses = ",
+           "c\\(g = \"", as, "\"\\)\\)$")
+  }
+  expect_no_warning(expect_error(rlsc(y ~ ., data = chunk_files(paths)), msg("numeric", "character", "character")),
+                    message = "not a factor")
+  expect_error(rlsc(y ~ x1 + g, data = chunk_files(rev(paths))), msg("character", "numeric", "numeric"))
+  # read so, both files fit, as the data in memory do
+  read <- function(p) utils::read.csv(p, colClasses = c(g = "character"))
+  fit <- rlsc(y ~ ., data = chunk_files(paths, read), lambda = 1)
+  both <- rbind(read(paths[1]), read(paths[2]))
+  expect_equal(coef(fit), coef(rlsc(y ~ ., data = both, lambda = 1)), tolerance = 1e-10)
+})

@@ -89,7 +89,7 @@ test_that("coef() and predict() take a vector of lambdas: a column per value, ex
   lams <- c(0.05, 3, 17.5)
   cf <- coef(fit, lams)
   expect_identical(dim(cf), c(5L, 3L))
-  expect_identical(colnames(cf), format(lams))
+  expect_identical(colnames(cf), c("0.05", "3", "17.5"))   # each value formatted alone
   for (k in 1:3) {
     expect_equal(unname(cf[, k]), drop(ref_coef(d$x, d$y, w, lams[k])), tolerance = 1e-9)
   }
@@ -127,6 +127,22 @@ test_that("coef() and predict() take a vector of lambdas: a column per value, ex
   kf <- rlsc_short(s$x, s$y, kernel = kernel_rbf(1), lambda = c(1, 0.1, 0.01))
   expect_identical(dim(coef(kf, kf$lambda[1:2])), c(31L, 2L))
   expect_error(coef(kf, c(1, 0.5)), "`lambda` = 0.5 is not on the grid")
+})
+
+test_that("the values of `lambda` name their columns each alone, so cf[, \"1\"] finds one (issue 47)", {
+  d <- make_data(30, 3, ntarget = 2, seed = 47)
+  fit <- rlsc_short(d$x, d$y[, 1])
+  cf <- coef(fit, s = c(10, 1, 100))
+  expect_identical(colnames(cf), c("10", "1", "100"))
+  expect_equal(unname(cf[, "1"]), drop(ref_coef(d$x, d$y[, 1], lambda = 1)), tolerance = 1e-9)
+  p <- predict(fit, d$x[1:4, ], s = c(10, 1, 100))
+  expect_identical(colnames(p), c("10", "1", "100"))
+  expect_equal(unname(p[, "100"]), drop(ref_predict(ref_coef(d$x, d$y[, 1], lambda = 100), d$x[1:4, ])),
+               tolerance = 1e-9)
+  both <- rlsc_short(d$x, d$y)   # two response columns: the lambdas name the last dimension
+  expect_identical(dimnames(coef(both, c(0.5, 25)))[[3L]], c("0.5", "25"))
+  # values alike to 7 digits are named with 15
+  expect_identical(colnames(coef(fit, c(1, 1 + 1e-9))), c("1", "1.000000001"))
 })
 
 test_that("`s` means lambda, as in glmnet, and never se.fit", {

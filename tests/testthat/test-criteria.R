@@ -75,7 +75,25 @@ test_that("per_response chooses each column's lambda, as separate fits do", {
     expect_equal(unname(hatvalues(fit)[, j]), unname(hatvalues(one)), tolerance = 1e-10)
   }
   expect_equal(coef(fit, 2), coef(rlsc_short(d$x, d$y, lambda = fit$lambda), 2))
-  expect_equal(unname(coef(fit, c(1, 2, 3))[, 2]), unname(coef(fit, 2)[, 2]))
+  # one lambda per column when named by the columns, as lambda_min is (in
+  # any order); unnamed values are a path whatever their number (issue 46)
+  own <- coef(fit, c(b = 2, a = 1, c = 3))
+  expect_identical(dim(own), c(5L, 3L))
+  for (j in 1:3) expect_equal(unname(own[, j]), drop(ref_coef(d$x, d$y[, j], lambda = j)), tolerance = 1e-9)
+  expect_equal(unname(predict(fit, d$x[1:4, ], c(c = 3, b = 2, a = 1))),
+               ref_predict(cbind(ref_coef(d$x, d$y[, 1], lambda = 1), ref_coef(d$x, d$y[, 2], lambda = 2),
+                                 ref_coef(d$x, d$y[, 3], lambda = 3)), d$x[1:4, ]), tolerance = 1e-9)
+  three <- coef(fit, c(1, 2, 3))
+  expect_identical(dim(three), c(5L, 3L, 3L))
+  expect_identical(dimnames(three)[[3L]], c("1", "2", "3"))
+  for (k in 1:3) expect_equal(unname(three[, , k]), unname(ref_coef(d$x, d$y, lambda = k)), tolerance = 1e-9)
+  expect_identical(dim(predict(fit, d$x[1:4, ], s = c(1, 2, 3))), c(4L, 3L, 3L))
+  expect_error(coef(fit, c(a = 1, b = 2, d = 3)),
+               "^`lambda` named by response columns gives one lambda per column and must name each once \\(`a`, `b`, `c`\\), not `a`, `b`, `d`")
+  expect_error(fitted(fit, c(1, 2, 3)),
+               "^`lambda` must be a single number >= 0, \"lambda_min\" or \"lambda_1se\" \\(or one per response column, named by them as `lambda_min` is\\), not double vector of length 3$")
+  expect_equal(unname(fitted(fit, c(c = 3, a = 1, b = 2))[, 2]),
+               drop(ref_predict(ref_coef(d$x, d$y[, 2], lambda = 2), d$x)), tolerance = 1e-9)
   expect_output(print(fit), "lambda_min")
   expect_error(rlsc(d$x, d$y, per_response = TRUE, criterion = "mae"),
                "`per_response` = TRUE chooses each column's lambda by its squared error")

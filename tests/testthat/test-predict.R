@@ -81,6 +81,20 @@ test_that("new data that lacks a training column is an error naming it, never a 
   expect_error(predict(un, new[, 1:2]), "`newdata` must have 3 columns")
 })
 
+test_that("x with a name twice predicts its own rows, by position (issue 47)", {
+  x <- as.matrix(mtcars[, c("wt", "hp", "disp", "qsec")])
+  colnames(x) <- c("a", "b", "a", "c")
+  fit <- rlsc(x, mtcars$mpg)
+  ref <- drop(ref_predict(ref_coef(unname(x), mtcars$mpg, lambda = fit$lambda_min), unname(x)))
+  expect_equal(unname(predict(fit, x)), ref, tolerance = 1e-9)
+  expect_equal(unname(predict(fit, as.data.frame(x))), ref, tolerance = 1e-9)
+  expect_equal(unname(predict(fit, Matrix::Matrix(x, sparse = TRUE))), ref, tolerance = 1e-9)
+  # other orders cannot be matched by name
+  expect_error(predict(fit, x[, c(2, 1, 3, 4)]),
+               paste0("^`newdata` must have the columns of the training `x` in their order, as the ",
+                      "training `x` has more than one column named `a`$"))
+})
+
 test_that("a standardized sparse fit keeps its column names for predict()", {
   x <- Matrix::Matrix(as.matrix(mtcars[, c("wt", "hp", "disp")]), sparse = TRUE)
   fit <- rlsc(x, mtcars$mpg, standardize = TRUE)
