@@ -287,8 +287,8 @@ check_counts <- function(n, npos) {
 # ---- the search over the settings -------------------------------------------
 
 # Each setting's engine and validation table; the best setting, by the
-# criterion at its lambda_min (ties to the LOO squared error for "misclass",
-# then to the first setting), with what the fit keeps of it.
+# criterion at its lambda_min (ties, to rounding, to the LOO squared error for
+# "misclass", then to the first setting), with what the fit keeps of it.
 search_settings <- function(search, spec) {
   crit <- spec$crit
   settings <- search$settings
@@ -424,10 +424,12 @@ dual_response <- function(built) {
   if (inherits(built$engine, "rlsc_dual")) all_rows(built$data)$y
 }
 
-# Lexicographic comparison of (criterion, tie-break): strictly better only, so
-# the first kernel setting wins ties.
+# Lexicographic comparison of (criterion, tie-break): strictly better only,
+# values equal to rounding (equal_to_rounding()) counting as equal, so the
+# first kernel setting (or band candidate) wins ties, in memory and from
+# chunks alike.
 better_score <- function(a, b) {
-  for (k in seq_along(a)) if (a[k] != b[k]) return(a[k] < b[k])
+  for (k in seq_along(a)) if (!equal_to_rounding(a[k], b[k])) return(a[k] < b[k])
   FALSE
 }
 

@@ -132,3 +132,20 @@ test_that("the default grid stops where the LOO values stay reliable: a default 
     expect_gte(min(fit$lambda), 1e6 * eng$dropped)
   }
 })
+
+test_that("lambda_min among values equal to rounding is the largest lambda, in every path", {
+  # two points: leaving one out leaves the other, whose y is the LOO value at
+  # every lambda (LOO error 9 everywhere, apart by 1e-11 of rounding)
+  x <- matrix(c(1, 3, 2, 5), 2)
+  ref <- vapply(1:2, function(i) c(4, 1)[i], 1)   # the other point's y
+  expect_equal(unname(loo_predict(rlsc(x, c(1, 4), lambda = 1), 1)), ref)
+  fit <- rlsc(x, c(1, 4))
+  expect_equal(fit$path$mse, rep(9, 100), tolerance = 1e-9)
+  # (the exact minimum picked index 98, by differences of 1e-11)
+  expect_identical(fit$index_min, 1L)
+  expect_identical(fit$lambda_min, fit$lambda[1])
+  expect_identical(fit$lambda_1se, fit$lambda[1])
+  # one lambda per response column by the same rule
+  two <- rlsc(x, cbind(a = c(1, 4), b = c(2, -1)), per_response = TRUE)
+  expect_identical(unname(two$index_min), c(1L, 1L))
+})
