@@ -305,7 +305,8 @@ search_settings <- function(search, spec) {
     grid <- grid_table(built, spec, search$what)
     tables[[j]] <- grid$path
     value <- grid$path[[crit$name]] * if (crit$maximize) -1 else 1
-    if (any(!is.na(value))) {
+    # (one lambda and one setting: nothing to choose, no criterion needed)
+    if (any(!is.na(value)) || (length(value) == 1L && nk == 1L)) {
       sel <- select_lambda(value, grid$path[[paste0(crit$name, "_se")]],
                            if (tiebreak) grid$path$mse)
       score <- c(value[sel$index_min], if (tiebreak) grid$path$mse[sel$index_min])
@@ -318,11 +319,7 @@ search_settings <- function(search, spec) {
     if (!is.null(bar)) cli::cli_progress_update(id = bar)
   }
   if (!is.null(bar)) cli::cli_progress_done(id = bar)
-  if (is.null(best)) {
-    stop_arg("the ", if (spec$cv$type == "kfold") "cross-validation" else "leave-one-out",
-             " criterion is undefined (NA) at every value of `lambda`",
-             if (nk > 1L) " for every kernel parameter", "; use larger values of `lambda`")
-  }
+  if (is.null(best)) stop_undefined(spec$cv$type == "kfold", if (nk > 1L) " for every kernel parameter")
   best$tables <- tables
   best$scores <- scores
   best

@@ -62,11 +62,19 @@ select_lambda <- function(cvm, cvsd, tiebreak = NULL, maximize = FALSE) {
   if (maximize) cvm <- -cvm
   sel <- select_columns(matrix(cvm), matrix(cvsd %||% NA_real_, length(cvm)),
                         if (!is.null(tiebreak)) matrix(tiebreak))
-  if (is.na(sel$index_min)) {
-    stop_arg("the leave-one-out criterion is undefined (NA) at every value of `lambda`; ",
-             "use larger values of `lambda`")
-  }
+  if (is.na(sel$index_min)) stop_undefined()
   sel[c("index_min", "index_1se")]
+}
+
+# The error of a grid of lambda whose criterion is undefined everywhere (the
+# fit interpolates a point at each lambda, or the AUC's values are not
+# resolved): there is nothing to choose by, as cv.glmnet has no lambda.min
+# without a curve.  A single lambda needs no criterion (select_columns()).
+stop_undefined <- function(kfold = FALSE, which = NULL) {
+  stop_arg("the ", if (kfold) "cross-validation" else "leave-one-out",
+           " criterion is undefined (NA) at every value of `lambda`", which,
+           ", so none can be chosen; use larger values of `lambda`, or a single value to fit ",
+           "at it without a criterion")
 }
 
 # The columns mse_<response><suffix> of a validation table as a lambdas x
@@ -98,8 +106,14 @@ select_fit <- function(path, crit) {
 # model); lambda_1se is the largest lambda whose criterion is within one
 # standard error of lambda_min's (to rounding).  Also the criterion at
 # lambda_min (`value`); NA for a column without any value (select_lambda()
-# makes that an error; a banded candidate is then passed over).
+# makes that an error; a banded candidate is then passed over).  A grid of
+# one lambda leaves nothing to choose: its lambda, whatever the criterion (a
+# fit at a given lambda needs none; lm() fits a row of leverage 1).
 select_columns <- function(cvm, cvsd, tiebreak = NULL) {
+  if (nrow(cvm) == 1L) {
+    one <- rep(1L, ncol(cvm))
+    return(list(index_min = one, index_1se = one, value = cvm[1L, ]))
+  }
   ok <- !is.na(cvm)
   at <- function(m, i) m[cbind(i, seq_len(ncol(m)))]
   # the first TRUE of each column (NA for none)
