@@ -52,7 +52,10 @@ least_squares_candidate <- function(eng, npos) {
 # one rule by which every choice treats two values of a criterion as equal:
 # lambda_min on a grid, the candidates of a banded fit, kernel settings, and
 # the criterion beyond the grid's end.  Vectorized; NA gives NA.
-equal_to_rounding <- function(a, b) abs(a - b) <= 1e-8 * abs(pmin(a, b))
+equal_to_rounding <- function(a, b) pmax(a, b) <= rounding_bound(pmin(a, b))
+
+# The largest value equal to `v` to rounding (equal_to_rounding()).
+rounding_bound <- function(v) v + 1e-8 * abs(v)
 
 # Indices of lambda_min and lambda_1se on a decreasing grid, one column of
 # select_columns(), with its error when the criterion is undefined everywhere.
@@ -123,11 +126,12 @@ select_columns <- function(cvm, cvsd, tiebreak = NULL) {
     i[colSums(keep) == 0] <- NA_integer_
     i
   }
+  # the values of each column equal to its least among `keep`, to rounding
   best <- function(m, keep) {
     low <- m
     low[!keep] <- Inf
-    least <- apply(low, 2L, min)
-    keep & equal_to_rounding(m, rep_each(least, nrow(m)))
+    least <- at(low, max.col(t(-low), ties.method = "first"))
+    keep & m <= rep_each(rounding_bound(least), nrow(m))
   }
   tied <- best(cvm, ok)
   if (!is.null(tiebreak)) {
@@ -138,8 +142,7 @@ select_columns <- function(cvm, cvsd, tiebreak = NULL) {
   index_min <- first(tied)
   value <- at(cvm, index_min)
   threshold <- value + at(cvsd, index_min)
-  within <- ok & (cvm <= rep_each(threshold, nrow(cvm)) |
-                    equal_to_rounding(cvm, rep_each(threshold, nrow(cvm))))
+  within <- ok & cvm <= rep_each(rounding_bound(threshold), nrow(cvm))
   index_1se <- ifelse(is.na(threshold), index_min, first(within))
   list(index_min = index_min, index_1se = pmin(index_1se, index_min), value = value)
 }
