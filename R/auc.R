@@ -4,7 +4,7 @@
 # lambdas; Pahikkala et al. 2008 derive the pair formula for RLS): for each
 # (positive, negative) pair, the decision values at both rows of the fit
 # without both, from the 2 x 2 block of the hat matrix at each lambda
-# (src/auc.c), the pairs weighted by w_i w_j.  Every pair when there are at
+# (src/auc.c), the pairs weighted by w_i w_j, ties (tie_tolerance()) half.  Every pair when there are at
 # most `max_pairs`, else a uniform sample of that many pairs (with
 # replacement), drawn with a fixed seed from the rows' order, so that the
 # same data give the same sample in memory and in chunks and the user's
@@ -30,14 +30,20 @@ lpo_auc <- function(eng, data, lambda) {
   # batches of lambda, so that the rows' 1 - h and residuals stay below 1e7 values
   batch <- max(1L, floor(5e6 / max(nrow(set$p), 1)))
   sums <- NULL
+  ties <- NULL
   for (b in split(seq_along(lambda), ceiling(seq_along(lambda) / batch))) {
     out <- set$path(lambda[b])
+    # the values' scale at each lambda: the spread of the fit's values at the rows
+    fitted <- set$y - out$e
+    tie <- tie_tolerance(apply(fitted, 2L, min), apply(fitted, 2L, max))
     part <- c_lpo_auc(p = set$p, z = set$z, values = eng$values, lambda = lambda[b], a = out$a,
                       e = out$e, y = set$y, w = set$w, pi = set$pi, pj = set$pj,
-                      enumerate = set$enumerate)
+                      enumerate = set$enumerate, tie = ifelse(is.na(tie), 0, tie))
     sums <- rbind(sums, part)
+    ties <- c(ties, tie)
   }
-  auc <- ifelse(sums[, 3L] > 0 | !(sums[, 2L] > 0), NA_real_, sums[, 1L] / sums[, 2L])
+  # undefined where a pair's fit is, or the values are not resolved from rounding
+  auc <- ifelse(sums[, 3L] > 0 | !(sums[, 2L] > 0) | is.na(ties), NA_real_, sums[, 1L] / sums[, 2L])
   structure(list(auc, hanley_mcneil_se(auc, npos, nneg)),
             pairs = list(total = total, used = if (set$enumerate) total else as.double(max_pairs),
                          sampled = !set$enumerate))

@@ -480,7 +480,10 @@ search_per_response <- function(search, spec) {
         s <- tab$s
         sel <- select_columns(m, s)
         scores[batch[b], cols] <- sel$value
-        better <- which(!is.na(sel$value) & sel$value < value[cols])
+        # (strictly better than rounding: the first candidate wins ties, as
+        # better_score() has it)
+        better <- which(!is.na(sel$value) & sel$value < value[cols] &
+                          !(equal_to_rounding(sel$value, value[cols]) %in% TRUE))
         if (!length(better)) next
         at <- cols[better]
         value[at] <- sel$value[better]

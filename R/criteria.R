@@ -156,10 +156,10 @@ user_criterion <- function(fun, y, pred, w) {
 }
 
 # The weighted AUC of scores for the positive class, ties counted half (scores
-# within 1e-10 of each other, relative to their size, are tied: duplicated
-# rows score the same in exact arithmetic and apart by rounding), and
-# Hanley and McNeil's (1982) standard error from the counts of each class
-# (both NA when the rows hold one class only).
+# within tie_tolerance() of each other: duplicated rows score the same in
+# exact arithmetic and apart by rounding), and Hanley and McNeil's (1982)
+# standard error from the counts of each class (both NA when the rows hold
+# one class only, or the scores are not resolved from their rounding).
 auc_with_se <- function(score, positive, w) {
   keep <- w > 0
   score <- score[keep]
@@ -168,7 +168,9 @@ auc_with_se <- function(score, positive, w) {
   if (all(positive) || !any(positive)) return(c(NA_real_, NA_real_))
   o <- order(score)
   sorted <- score[o]
-  tie <- cumsum(c(TRUE, diff(sorted) > 1e-10 * pmax(1, abs(sorted[-1L]))))
+  tol <- tie_tolerance(sorted[1L], sorted[length(sorted)])
+  if (is.na(tol)) return(c(NA_real_, NA_real_))
+  tie <- cumsum(c(TRUE, diff(sorted) > tol))
   wpos <- rowsum(w[o] * positive[o], tie)[, 1L]
   wneg <- rowsum(w[o] * !positive[o], tie)[, 1L]
   below <- cumsum(wneg) - wneg
@@ -176,6 +178,22 @@ auc_with_se <- function(score, positive, w) {
   c(a, hanley_mcneil_se(a, sum(positive), sum(!positive)))
 }
 
+# Two decision values (of the AUC's pairs or folds) within this of each other
+# are tied, at one lambda: 1e-8 of the spread hi - lo of the values there,
+# their scale, which shrinks like 1 / lambda as the fit flattens towards the
+# classes' mean (an absolute tolerance made real differences ties at large
+# lambda), and at least the rounding of values of their size (64 eps on the
+# -1/+1 scale of the classes' coding), which no lambda shrinks: values equal
+# in exact arithmetic (duplicated rows) come apart by a few eps.  NA where
+# the spread is within 64 times that rounding (but not 0): the values are
+# not resolved from their rounding there, and the AUC is undefined (at a
+# lambda of 1e14 for columns of scale 1).
+tie_tolerance <- function(lo, hi) {
+  rounding <- 64 * .Machine$double.eps * pmax(1, abs(lo), abs(hi))
+  tol <- 1e-8 * (hi - lo) + rounding
+  tol[hi - lo > 0 & hi - lo < 64 * rounding] <- NA_real_
+  tol
+}
 
 # The validation table of an engine over `lambda`: leave-one-out (and GCV)
 # from its path over the data, or K-fold from the fold engines (`folds`: a

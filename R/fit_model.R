@@ -295,8 +295,8 @@ check_counts <- function(n, npos) {
 # ---- the search over the settings -------------------------------------------
 
 # Each setting's engine and validation table; the best setting, by the
-# criterion at its lambda_min (ties to the LOO squared error for "misclass",
-# then to the first setting), with what the fit keeps of it.
+# criterion at its lambda_min (ties, to rounding, to the LOO squared error for
+# "misclass", then to the first setting), with what the fit keeps of it.
 search_settings <- function(search, spec) {
   crit <- spec$crit
   settings <- search$settings
@@ -313,7 +313,8 @@ search_settings <- function(search, spec) {
     grid <- grid_table(built, spec, search$what)
     tables[[j]] <- grid$path
     value <- grid$path[[crit$name]] * if (crit$maximize) -1 else 1
-    if (any(!is.na(value))) {
+    # (one lambda and one setting: nothing to choose, no criterion needed)
+    if (any(!is.na(value)) || (length(value) == 1L && nk == 1L)) {
       sel <- select_lambda(value, grid$path[[paste0(crit$name, "_se")]],
                            if (tiebreak) grid$path$mse)
       score <- c(value[sel$index_min], if (tiebreak) grid$path$mse[sel$index_min])
@@ -326,11 +327,7 @@ search_settings <- function(search, spec) {
     if (!is.null(bar)) cli::cli_progress_update(id = bar)
   }
   if (!is.null(bar)) cli::cli_progress_done(id = bar)
-  if (is.null(best)) {
-    stop_arg("the ", if (spec$cv$type == "kfold") "cross-validation" else "leave-one-out",
-             " criterion is undefined (NA) at every value of `lambda`",
-             if (nk > 1L) " for every kernel parameter", "; use larger values of `lambda`")
-  }
+  if (is.null(best)) stop_undefined(spec$cv$type == "kfold", if (nk > 1L) " for every kernel parameter")
   best$tables <- tables
   best$scores <- scores
   best
@@ -432,10 +429,12 @@ dual_response <- function(built) {
   if (inherits(built$engine, "rlsc_dual")) all_rows(built$data)$y
 }
 
-# Lexicographic comparison of (criterion, tie-break): strictly better only, so
-# the first kernel setting wins ties.
+# Lexicographic comparison of (criterion, tie-break): strictly better only,
+# values equal to rounding (equal_to_rounding()) counting as equal, so the
+# first kernel setting (or band candidate) wins ties, in memory and from
+# chunks alike.
 better_score <- function(a, b) {
-  for (k in seq_along(a)) if (a[k] != b[k]) return(a[k] < b[k])
+  for (k in seq_along(a)) if (!equal_to_rounding(a[k], b[k])) return(a[k] < b[k])
   FALSE
 }
 

@@ -46,21 +46,38 @@ least_squares_candidate <- function(eng, npos) {
     max(eng$values) / min(eng$values) <= 1e8
 }
 
-# Indices of lambda_min and lambda_1se on a decreasing grid.  Ties in the
-# criterion go to `tiebreak` (the LOO squared error for "misclass"), then to the
-# larger lambda.  A criterion to maximize (AUC) is negated; without a standard
-# error (GCV, a user's function) lambda_1se is lambda_min.
+# Values of a criterion equal to rounding: within 1e-8 of the size of the
+# smaller (the criteria are sums of losses accurate to far better than that,
+# and LOO values to about 1e-6 where warn_unreliable() stays silent).  The
+# one rule by which every choice treats two values of a criterion as equal:
+# lambda_min on a grid, the candidates of a banded fit, kernel settings, and
+# the criterion beyond the grid's end.  Vectorized; NA gives NA.
+equal_to_rounding <- function(a, b) pmax(a, b) <= rounding_bound(pmin(a, b))
+
+# The largest value equal to `v` to rounding (equal_to_rounding()).
+rounding_bound <- function(v) v + 1e-8 * abs(v)
+
+# Indices of lambda_min and lambda_1se on a decreasing grid, one column of
+# select_columns(), with its error when the criterion is undefined everywhere.
+# A criterion to maximize (AUC) is negated; without a standard error (GCV,
+# a user's function) lambda_1se is lambda_min.
 select_lambda <- function(cvm, cvsd, tiebreak = NULL, maximize = FALSE) {
   if (maximize) cvm <- -cvm
-  ok <- !is.na(cvm)
-  if (!any(ok)) {
-    stop_arg("the leave-one-out criterion is undefined (NA) at every value of `lambda`; ",
-             "use larger values of `lambda`")
-  }
-  index_min <- if (is.null(tiebreak)) which.min(cvm) else order(cvm, tiebreak)[1L]
-  threshold <- cvm[index_min] + cvsd[index_min]
-  index_1se <- if (is.na(threshold)) index_min else which(ok & cvm <= threshold)[1L]
-  list(index_min = index_min, index_1se = min(index_1se, index_min))
+  sel <- select_columns(matrix(cvm), matrix(cvsd %||% NA_real_, length(cvm)),
+                        if (!is.null(tiebreak)) matrix(tiebreak))
+  if (is.na(sel$index_min)) stop_undefined()
+  sel[c("index_min", "index_1se")]
+}
+
+# The error of a grid of lambda whose criterion is undefined everywhere (the
+# fit interpolates a point at each lambda, or the AUC's values are not
+# resolved): there is nothing to choose by, as cv.glmnet has no lambda.min
+# without a curve.  A single lambda needs no criterion (select_columns()).
+stop_undefined <- function(kfold = FALSE, which = NULL) {
+  stop_arg("the ", if (kfold) "cross-validation" else "leave-one-out",
+           " criterion is undefined (NA) at every value of `lambda`", which,
+           ", so none can be chosen; use larger values of `lambda`, or a single value to fit ",
+           "at it without a criterion")
 }
 
 # The columns mse_<response><suffix> of a validation table as a lambdas x
@@ -83,24 +100,50 @@ select_fit <- function(path, crit) {
                 if (crit$name == "misclass") path$mse, crit$maximize)
 }
 
-# select_lambda() (without tie-break) for each column of cvm and cvsd
-# (L x T) at once, thousands of response columns without a loop in R: the
-# first smallest value of each column (as which.min()), its value, and the
-# largest lambda within one standard error of it; NA for a column without
-# any value (select_fit() makes that an error; a banded candidate is then
-# passed over).
-select_columns <- function(cvm, cvsd) {
+# lambda_min and lambda_1se of each column of cvm and cvsd (L x T, the
+# grid decreasing), thousands of response columns without a loop in R: the
+# one place that chooses lambda.  lambda_min minimizes the criterion, values
+# equal to rounding (equal_to_rounding()) counting as equal and going to
+# `tiebreak` (L x T, the LOO squared error for "misclass": its smallest, to
+# rounding), then to the largest lambda, as cv.glmnet does (the simpler
+# model); lambda_1se is the largest lambda whose criterion is within one
+# standard error of lambda_min's (to rounding).  Also the criterion at
+# lambda_min (`value`); NA for a column without any value (select_lambda()
+# makes that an error; a banded candidate is then passed over).  A grid of
+# one lambda leaves nothing to choose: its lambda, whatever the criterion (a
+# fit at a given lambda needs none; lm() fits a row of leverage 1).
+select_columns <- function(cvm, cvsd, tiebreak = NULL) {
+  if (nrow(cvm) == 1L) {
+    one <- rep(1L, ncol(cvm))
+    return(list(index_min = one, index_1se = one, value = cvm[1L, ]))
+  }
   ok <- !is.na(cvm)
   at <- function(m, i) m[cbind(i, seq_len(ncol(m)))]
-  low <- cvm
-  low[!ok] <- Inf
-  index_min <- max.col(t(-low), ties.method = "first")
-  index_min[colSums(ok) == 0] <- NA_integer_
+  # the first TRUE of each column (NA for none)
+  first <- function(keep) {
+    keep[is.na(keep)] <- FALSE
+    i <- max.col(t(keep) + 0, ties.method = "first")
+    i[colSums(keep) == 0] <- NA_integer_
+    i
+  }
+  # the values of each column equal to its least among `keep`, to rounding
+  best <- function(m, keep) {
+    low <- m
+    low[!keep] <- Inf
+    least <- at(low, max.col(t(-low), ties.method = "first"))
+    keep & m <= rep_each(rounding_bound(least), nrow(m))
+  }
+  tied <- best(cvm, ok)
+  if (!is.null(tiebreak)) {
+    defined <- tied & !is.na(tiebreak)
+    has <- colSums(defined) > 0
+    tied[, has] <- best(tiebreak, defined)[, has]
+  }
+  index_min <- first(tied)
   value <- at(cvm, index_min)
   threshold <- value + at(cvsd, index_min)
-  within <- ok & (cvm <= rep_each(threshold, nrow(cvm)))
-  within[is.na(within)] <- FALSE
-  index_1se <- ifelse(is.na(threshold), index_min, max.col(t(within) + 0, ties.method = "first"))
+  within <- ok & cvm <= rep_each(rounding_bound(threshold), nrow(cvm))
+  index_1se <- ifelse(is.na(threshold), index_min, first(within))
   list(index_min = index_min, index_1se = pmin(index_1se, index_min), value = value)
 }
 
@@ -123,7 +166,9 @@ beyond_grid <- function(eng, extended, values, maximize, lambda, index,
   if (!length(probe) || anyNA(at)) return(NA)
   crit <- values[at] * if (maximize) -1 else 1
   best <- which.min(crit[-1L])
-  if (!length(best) || !(crit[best + 1L] < crit[1L] - 1e-8 * abs(crit[1L]))) return(NULL)
+  if (!length(best) || !(crit[best + 1L] < crit[1L]) || equal_to_rounding(crit[best + 1L], crit[1L])) {
+    return(NULL)
+  }
   sign <- if (maximize) -1 else 1
   list(lambda = probe[best], value = sign * crit[best + 1L], edge = sign * crit[1L])
 }

@@ -58,11 +58,12 @@ c_loo_path <- function(basis, values, g, q, r0, y, w, omega, rows, lambda, compl
 
 # The leave-pair-out AUC's sums per lambda (R/auc.R): an L x 3 matrix of the
 # weights of pairs ranked right (ties half), of all pairs, and the number of
-# pairs whose fit without both rows is undefined.
-c_lpo_auc <- function(p, z, values, lambda, a, e, y, w, pi, pj, enumerate) {
+# pairs whose fit without both rows is undefined; decision values within
+# `tie` (one per lambda) of each other are tied.
+c_lpo_auc <- function(p, z, values, lambda, a, e, y, w, pi, pj, enumerate, tie) {
   hold_blas_threads()
   .Call(C_rlsc_lpo_auc, p, z, values, lambda, a, e, y, w, as.integer(pi), as.integer(pj),
-        enumerate, thread_count())
+        enumerate, tie, thread_count())
 }
 
 # k(x_i, z_j) of a built-in kernel (z NULL: z = x), the rows of both moved to

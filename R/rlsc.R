@@ -63,7 +63,11 @@
 #'   of leverage 1, a condition number below `1e9`): then no minimum is cut off
 #'   at the small end. When `lambda_min` is an end of the grid (other than 0),
 #'   the criterion is computed a few steps beyond it, and a warning says so
-#'   only if it keeps decreasing there. The methods of linear fits take any
+#'   only if it keeps decreasing there. A single value needs no criterion:
+#'   the fit is made at it, as [lm()] makes one at `lambda = 0`, even where a
+#'   LOO value is undefined (a row of leverage 1: its LOO value is `NA`, with
+#'   a warning); a grid whose criterion is undefined at every value leaves
+#'   nothing to choose by, and is an error. The methods of linear fits take any
 #'   \eqn{\lambda \ge 0}, computed exactly from the stored factorization;
 #'   those of kernel fits the values of this grid (any value with
 #'   `keep_eigen = TRUE`).
@@ -75,7 +79,10 @@
 #'   absolute error), `"misclass"` (misclassification rate; the default for
 #'   classification, ties broken by the squared error), `"auc"` (two classes:
 #'   the area under the ROC curve of the decision values, ties counted half;
-#'   the largest wins), or a function `function(y, pred, weights)` returning
+#'   the largest wins. Decision values tie within `1e-8` of their spread at
+#'   that \eqn{\lambda}, which shrinks like \eqn{1/\lambda}, or within their
+#'   rounding; where the spread itself is within rounding, near
+#'   \eqn{\lambda = 10^{14}} for columns of scale 1, the AUC is `NA`), or a function `function(y, pred, weights)` returning
 #'   one number to minimize, given the response (a factor for
 #'   classification), the LOO (or held-out) decision values and the weights,
 #'   called once per \eqn{\lambda}. All are computed from the exact LOO
@@ -246,9 +253,11 @@
 #'   \item{lambda, df, cvm, cvsd}{read from `path` on access, as glmnet users
 #'     know them: the grid, the degrees of freedom, and the chosen criterion
 #'     with its standard error over observations.}
-#'   \item{lambda_min, lambda_1se}{the \eqn{\lambda} minimizing the criterion,
-#'     and the largest \eqn{\lambda} whose criterion is within one standard
-#'     error of that minimum.}
+#'   \item{lambda_min, lambda_1se}{the \eqn{\lambda} minimizing the criterion
+#'     (among values equal to rounding, within `1e-8` relative, the largest,
+#'     as `cv.glmnet()` chooses: the simpler model), and the largest
+#'     \eqn{\lambda} whose criterion is within one standard error of that
+#'     minimum.}
 #'   \item{calibration}{classification: the calibration of the class
 #'     probabilities (see [predict.rlsc()]): the number of folds `K`, the
 #'     fold of each row `foldid` (data in memory), and for `lambda_min` and

@@ -17,20 +17,19 @@
    weights w_i w_j of pairs ranked right, ties half), its denominator and the
    pairs whose leave-pair-out fit is undefined (det within rounding of 0: the
    fit interpolates them) are summed per block and merged in block order, so
-   the result does not depend on the number of threads. */
+   the result does not depend on the number of threads.  Two decision values
+   within tie_l of each other are tied; R chooses tie_l per lambda relative
+   to the values' scale, which shrinks like 1 / lambda (tie_tolerance(),
+   R/criteria.R). */
 #include "rlsc.h"
 
 /* det below this (a and c are at most 1 in magnitude): the pair's fit is
    undefined, as 1 - h below 1e-6 is for one row (src/path.c) */
 #define PAIR_TOL 1e-12
-/* decision values (on the -1/+1 scale) this close, relative to their size,
-   are tied: the same in exact arithmetic, apart by rounding */
-#define TIE_TOL 1e-10
-
 typedef struct {
     int m, r, q, nl, enumerate, npos, nneg;
     R_xlen_t npairs;
-    const double *p, *z, *filt, *a, *e, *y, *s, *w;
+    const double *p, *z, *filt, *a, *e, *y, *s, *w, *tie;
     const int *pi, *pj;
 } pair_job;
 
@@ -74,7 +73,7 @@ static void pair_block(const pair_job *job, R_xlen_t t0, int nb, double *scratch
     memset(sum, 0, sizeof(double) * 3 * (size_t) nl);
     for (int l = 0; l < nl; l++) {
         const double *al = job->a + (size_t) m * l, *el = job->e + (size_t) m * l;
-        double num = 0.0, den = 0.0, bad = 0.0;
+        double num = 0.0, den = 0.0, bad = 0.0, tol = job->tie[l];
         for (int b = 0; b < nb; b++) {
             int i = ri[b], j = rj[b];
             double ai = al[i], aj = al[j], c = cc[b + (size_t) nb * l] + c0[b];
@@ -86,8 +85,7 @@ static void pair_block(const pair_job *job, R_xlen_t t0, int nb, double *scratch
             double fi = job->y[i] - ri_, fj = job->y[j] - rj_, d = fi - fj;
             double pw = job->w[i] * job->w[j];
             /* values equal in exact arithmetic (duplicated rows) differ by
-               rounding: within TIE_TOL they are a tie */
-            double tol = TIE_TOL * fmax(1.0, fmax(fabs(fi), fabs(fj)));
+               rounding: within tol they are a tie */
             if (d > tol) num += pw; else if (d >= -tol) num += 0.5 * pw;
             den += pw;
         }
@@ -98,7 +96,7 @@ static void pair_block(const pair_job *job, R_xlen_t t0, int nb, double *scratch
 }
 
 SEXP rlsc_lpo_auc(SEXP p, SEXP z, SEXP values, SEXP lambda, SEXP a, SEXP e, SEXP y, SEXP w,
-                  SEXP pi, SEXP pj, SEXP enumerate, SEXP threads)
+                  SEXP pi, SEXP pj, SEXP enumerate, SEXP tie, SEXP threads)
 {
     int m, r, mz, q, ma, nla, me, nle;
     rlsc_check_double_matrix(p, "p", &m, &r);
@@ -116,6 +114,7 @@ SEXP rlsc_lpo_auc(SEXP p, SEXP z, SEXP values, SEXP lambda, SEXP a, SEXP e, SEXP
     rlsc_check_double_vector(w, "w", m);
     if (!isInteger(pi) || !isInteger(pj)) error("'pi' and 'pj' must be integer vectors");
     int en = rlsc_check_flag(enumerate, "enumerate");
+    rlsc_check_double_vector(tie, "tie", nl);
     R_xlen_t npi = XLENGTH(pi), npj = XLENGTH(pj);
     if (!en && npi != npj) error("'pi' and 'pj' must have the same length");
     const int *ppi = INTEGER(pi), *ppj = INTEGER(pj);
@@ -139,7 +138,7 @@ SEXP rlsc_lpo_auc(SEXP p, SEXP z, SEXP values, SEXP lambda, SEXP a, SEXP e, SEXP
 
     R_xlen_t npairs = en ? npi * npj : npi;
     pair_job job = {m, r, q, nl, en, (int) npi, (int) npj, npairs, REAL(p), REAL(z), filt,
-                    REAL(a), REAL(e), REAL(y), s, pw, ppi, ppj};
+                    REAL(a), REAL(e), REAL(y), s, pw, REAL(tie), ppi, ppj};
 
     /* blocks of pairs whose products (r + L per pair) fill the scratch budget */
     int nb_max = rlsc_block_rows(npairs > INT_MAX ? INT_MAX : (int) npairs,

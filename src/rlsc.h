@@ -32,7 +32,7 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
                    SEXP products);
 /* auc.c: the exact leave-pair-out AUC of pairs of rows over a grid of lambda */
 SEXP rlsc_lpo_auc(SEXP p, SEXP z, SEXP values, SEXP lambda, SEXP a, SEXP e, SEXP y, SEXP w,
-                  SEXP pi, SEXP pj, SEXP enumerate, SEXP threads);
+                  SEXP pi, SEXP pj, SEXP enumerate, SEXP tie, SEXP threads);
 /* kernel.c: kernel matrices, and the eigendecomposition of the weighted
    double-centered kernel (the dual form) */
 SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params, SEXP shift, SEXP center,

@@ -764,11 +764,16 @@ combination_brute <- function(cell, s, fit, d, tol = 1e-8) {
   if (any(path$n_na != 0)) problems <- c(problems, "brute: n_na is not 0")
 
   # ---- lambda_min and lambda_1se
+  # (DESIGN.md: values equal to rounding, 1e-8 relative, are equal; among
+  # them the tie-break's least, to rounding, then the largest lambda)
+  same <- function(a, b) abs(a - b) <= 1e-8 * abs(pmin(a, b))
   select <- function(cvm, se, maximize = FALSE, tiebreak = NULL) {
     v <- if (maximize) -cvm else cvm
-    imin <- if (is.null(tiebreak)) which.min(v) else order(v, tiebreak)[1L]
+    tied <- which(same(v, min(v, na.rm = TRUE)))
+    if (!is.null(tiebreak)) tied <- tied[same(tiebreak[tied], min(tiebreak[tied]))]
+    imin <- tied[1L]
     threshold <- v[imin] + se[imin]
-    c(imin, if (is.na(threshold)) imin else min(which(v <= threshold)[1L], imin))
+    c(imin, if (is.na(threshold)) imin else min(which(v <= threshold | same(v, threshold))[1L], imin))
   }
   crits <- if (fit$per_response) paste0("mse_", responses) else fit$criterion
   chosen <- lapply(crits, function(k) {

@@ -137,3 +137,74 @@ test_that("the boundary warning of the AUC says it keeps increasing", {
   expect_warning(rlsc(x, y, criterion = "auc", lambda = c(1e-3, 1e-4), calibration_folds = 0),
                  "the criterion keeps increasing beyond it")
 })
+
+# Four distinct points, each repeated: duplicated rows tie in exact arithmetic
+# at every lambda, and the distinct ones differ by about 12 / lambda.
+tied_auc_data <- function() {
+  x <- cbind(rep(0:1, 15), rep(c(0, 0, 1), 10))
+  set.seed(17)
+  list(x = x, y = factor(ifelse(x[, 1] + x[, 2] + rnorm(30) > 1, "b", "a")))
+}
+
+test_that("AUC ties are judged relative to the values' scale: leave-pair-out up to lambda = 1e12", {
+  d <- tied_auc_data()
+  lambda <- 10^(12:0)
+  w <- rep(c(1, 0.5, 2, 1.5, 1), 6)
+  for (weighted in c(FALSE, TRUE)) {
+    ww <- if (weighted) w else rep(1, 30)
+    fit <- rlsc_short(d$x, d$y, weights = if (weighted) w, lambda = lambda, criterion = "auc",
+                      calibration_folds = 0)
+    ref <- ref_lpo_auc(d$y == "b", ww, lambda, function(keep, rows, l) {
+      ref_predict(ref_coef(d$x[keep, ], ref_code(d$y)[keep, , drop = FALSE], ww[keep], l),
+                  d$x[rows, , drop = FALSE])
+    })
+    # (an absolute tolerance of 1e-10 gave 0.5 at 1e11 and 1e12, 0.79 at 1e10)
+    expect_equal(fit$cvm, ref, tolerance = 1e-10, info = paste(weighted))
+  }
+  src <- chunk_matrix(d$x, d$y, chunk_rows = 7)
+  expect_equal(rlsc_short(src, lambda = lambda, criterion = "auc", calibration_folds = 0)$cvm,
+               ref_lpo_auc(d$y == "b", rep(1, 30), lambda, function(keep, rows, l) {
+                 ref_predict(ref_coef(d$x[keep, ], ref_code(d$y)[keep, , drop = FALSE], lambda = l),
+                             d$x[rows, , drop = FALSE])
+               }), tolerance = 1e-10)
+  # the dual form: 40 columns, 6 distinct rows each repeated 5 times
+  set.seed(171)
+  z <- matrix(rnorm(6 * 40), 6)
+  xd <- z[rep(1:6, 5), ]
+  yd <- factor(ifelse(xd[, 1] + xd[, 2] + rnorm(30) > 0, "b", "a"))
+  fd <- rlsc_short(xd, yd, lambda = lambda, criterion = "auc", calibration_folds = 0)
+  expect_identical(fd$form, "dual")
+  refd <- ref_lpo_auc(yd == "b", rep(1, 30), lambda, function(keep, rows, l) {
+    ref_predict(ref_coef(xd[keep, ], ref_code(yd)[keep, , drop = FALSE], lambda = l), xd[rows, , drop = FALSE])
+  })
+  expect_equal(fd$cvm, refd, tolerance = 1e-10)
+})
+
+test_that("no false boundary warning from AUC ties at large lambda; unresolved values give NA", {
+  d <- tied_auc_data()
+  # the AUC is the same at every lambda from 100 up: lambda_min is the largest,
+  # and the probes beyond it (1e10 gave 0.79 with an absolute tolerance) agree
+  expect_no_warning(fit <- rlsc(d$x, d$y, lambda = c(1e9, 1e8), criterion = "auc",
+                                calibration_folds = 0))
+  expect_identical(fit$lambda_min, 1e9)
+  # at 1e16 the values' spread (1e-15) is within their rounding: no AUC
+  fit <- rlsc(d$x, d$y, lambda = c(1e16, 1), criterion = "auc", calibration_folds = 0)
+  expect_identical(is.na(fit$cvm), c(TRUE, FALSE))
+  expect_identical(fit$lambda_min, 1)
+})
+
+test_that("K-fold AUC ties are relative to the values' scale: refits per fold up to lambda = 1e12", {
+  d <- tied_auc_data()
+  lambda <- 10^(12:0)
+  folds <- rep(1:5, 6)
+  fit <- rlsc_short(d$x, d$y, foldid = folds, lambda = lambda, criterion = "auc", calibration_folds = 0)
+  code <- ref_code(d$y)
+  per <- sapply(lambda, function(l) sapply(1:5, function(f) {
+    held <- folds == f
+    p <- ref_predict(ref_coef(d$x[!held, ], code[!held, , drop = FALSE], lambda = l), d$x[held, ])
+    ref_auc(drop(p), d$y[held] == "b")
+  }))
+  # (an absolute tolerance of 1e-10 gave 0.5 at 1e11 and 1e12, against 0.80)
+  expect_equal(fit$cvm, colMeans(per), tolerance = 1e-12)
+  expect_identical(fit$lambda_min, 1e12)
+})

@@ -452,3 +452,24 @@ test_that("tidy(what = \"bands\") reads each response column's own curve, whatev
   expect_equal(first$lambda_min, d$lambda[ref$index], tolerance = 1e-12)
   expect_equal(tb$weight, as.vector(t(d$cand[ref$j, ])), tolerance = 1e-12)
 })
+
+test_that("candidates equal to rounding: the first, the same band_weights in memory and from chunks", {
+  set.seed(3)
+  x <- matrix(rnorm(60 * 6), 60)
+  y <- cbind(a = x[, 2] + x[, 3] + rnorm(60, sd = 0.01), b = x[, 1] + rnorm(60, sd = 0.01))
+  bands <- rep(c("p", "q", "r"), each = 2)
+  # every candidate weighs every group: at lambda = 0 each gives least squares,
+  # the same criterion apart by rounding (which chose candidate 3 in memory
+  # and 1 from chunks; per response column 3, 3 and 3, 1)
+  cand <- rbind(c(0.2, 0.3, 0.5), c(0.5, 0.3, 0.2), c(1, 1, 1) / 3, c(0.6, 0.2, 0.2), c(0.1, 0.1, 0.8))
+  src <- chunk_matrix(x, y, chunk_rows = 7)
+  for (per_response in c(FALSE, TRUE)) {
+    m <- rlsc(x, y, bands = bands, band_weights = cand, lambda = 0, per_response = per_response)
+    k <- rlsc(src, bands = bands, band_weights = cand, lambda = 0, per_response = per_response)
+    expect_equal(unname(m$band_scores), matrix(m$band_scores[1, ], 5, ncol(m$band_scores), byrow = TRUE),
+                 tolerance = 1e-9)
+    expect_identical(unname(m$band_index), c(1L, 1L))
+    expect_identical(k$band_weights, m$band_weights)
+    expect_equal(unname(coef(m)), unname(coef(lm(y ~ x))), tolerance = 1e-8)
+  }
+})

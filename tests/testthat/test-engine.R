@@ -58,7 +58,7 @@ entry_points <- list(
     arg = c(1, 1, 2, 2, 3, 3, 4, 4, 4, 5, 5, 6, 6)),
   C_rlsc_lpo_auc = list(
     ok = list(matrix(0.5, 4, 2), matrix(0.1, 4, 1), c(2, 1), c(1, 0.5), matrix(0.8, 4, 2),
-              matrix(0.1, 4, 2), c(1, 1, -1, -1), rep(1, 4), 1:2, 3:4, TRUE, 1L),
+              matrix(0.1, 4, 2), c(1, 1, -1, -1), rep(1, 4), 1:2, 3:4, TRUE, c(0, 0), 1L),
     bad = list(
       list(1:8, "'p' must be a double matrix"), list(rep(1, 8), "'p' must be a matrix"),
       list(matrix(1, 3, 1), "'z' must have 4 rows, not 3"), list("a", "'z' must be a double matrix"),
@@ -70,8 +70,9 @@ entry_points <- list(
       list(c(1, 1, 0, 1), "'w' must be positive"), list(rep(1L, 4), "'w' must be a double vector"),
       list(c(1, 2), "'pi' and 'pj' must be integer vectors"), list(c(0L, 1L), "'pi' must be in 1..4"),
       list(5L, "'pj' must be in 1..4"),
-      list(NA, "'enumerate' must be TRUE or FALSE"), list(0L, threads_error)),
-    arg = c(1, 1, 2, 2, 3, 3, 4, 5, 5, 6, 7, 8, 8, 9, 9, 10, 11, 12)),
+      list(NA, "'enumerate' must be TRUE or FALSE"), list(0, "'tie' must have length 2"),
+      list(0L, threads_error)),
+    arg = c(1, 1, 2, 2, 3, 3, 4, 5, 5, 6, 7, 8, 8, 9, 9, 10, 11, 12, 13)),
   C_rlsc_crossprod = list(
     ok = list(matrix(1, 3, 2), matrix(1, 3, 4), 2L),
     bad = list(
@@ -243,7 +244,7 @@ test_that("max_spread is the largest max - min of a column, without copying the 
 test_that("the C entry points survive empty inputs", {
   none <- call_c("C_rlsc_lpo_auc", list(matrix(0.5, 4, 2), matrix(0, 4, 0), c(2, 1), c(1, 0.5),
                                         matrix(0.8, 4, 2), matrix(0.1, 4, 2), c(1, 1, -1, -1),
-                                        rep(1, 4), integer(), 3:4, TRUE, 1L))
+                                        rep(1, 4), integer(), 3:4, TRUE, c(0, 0), 1L))
   expect_identical(none, matrix(0, 2, 3))
   mom <- call_c("C_rlsc_moments", list(matrix(numeric(), 0, 2), matrix(numeric(), 0, 1), numeric(), c(0, 0),
                                        0, TRUE, NULL, 1L))

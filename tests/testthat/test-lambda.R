@@ -132,3 +132,42 @@ test_that("the default grid stops where the LOO values stay reliable: a default 
     expect_gte(min(fit$lambda), 1e6 * eng$dropped)
   }
 })
+
+test_that("lambda_min among values equal to rounding is the largest lambda, in every path", {
+  # two points: leaving one out leaves the other, whose y is the LOO value at
+  # every lambda (LOO error 9 everywhere, apart by 1e-11 of rounding)
+  x <- matrix(c(1, 3, 2, 5), 2)
+  ref <- vapply(1:2, function(i) c(4, 1)[i], 1)   # the other point's y
+  expect_equal(unname(loo_predict(rlsc(x, c(1, 4), lambda = 1), 1)), ref)
+  fit <- rlsc(x, c(1, 4))
+  expect_equal(fit$path$mse, rep(9, 100), tolerance = 1e-9)
+  # (the exact minimum picked index 98, by differences of 1e-11)
+  expect_identical(fit$index_min, 1L)
+  expect_identical(fit$lambda_min, fit$lambda[1])
+  expect_identical(fit$lambda_1se, fit$lambda[1])
+  # one lambda per response column by the same rule
+  two <- rlsc(x, cbind(a = c(1, 4), b = c(2, -1)), per_response = TRUE)
+  expect_identical(unname(two$index_min), c(1L, 1L))
+})
+
+test_that("a single lambda needs no criterion: lm()'s fit with a row of leverage 1", {
+  d <- data.frame(y = c(1.2, 2.3, 2.9, 4.1, 5.2, 5.8, 7.1), x = 1:7,
+                  g = factor(c("a", "a", "b", "b", "a", "b", "c")))
+  m <- lm(y ~ x + g, d)
+  # (an error: "the leave-one-out criterion is undefined (NA) at every value of `lambda`")
+  expect_warning(fit <- rlsc(y ~ x + g, d, lambda = 0),
+                 "undefined \\(NA\\) for up to 1 point\\(s\\) at 1 value\\(s\\) of `lambda`")
+  expect_identical(fit$lambda_min, 0)
+  expect_equal(unname(coef(fit)), unname(coef(m)), tolerance = 1e-10)
+  expect_equal(unname(fitted(fit)), unname(fitted(m)), tolerance = 1e-10)
+  press <- residuals(m) / (1 - hatvalues(m))
+  loo <- suppressWarnings(loo_predict(fit))
+  expect_true(is.na(loo[7]))
+  expect_equal(unname(d$y - loo)[-7], unname(press)[-7], tolerance = 1e-8)
+  expect_true(is.na(fit$path$mse))
+  expect_output(print(fit), "lambda_min +0 +3 +NA")
+  # a grid whose criterion is undefined everywhere leaves nothing to choose by
+  expect_error(suppressWarnings(rlsc(y ~ x + g, d, lambda = c(1e-9, 0))),
+               paste0("^the leave-one-out criterion is undefined \\(NA\\) at every value of `lambda`, ",
+                      "so none can be chosen; use larger values of `lambda`, or a single value"))
+})

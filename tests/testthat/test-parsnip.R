@@ -226,3 +226,14 @@ test_that("rlsc_train() sets sigma in Nystrom kernels and keeps exact kernels' e
   direct <- rlsc(x, mtcars$mpg, kernel = kernel_rbf(sigma = 3), lambda = 0.2)
   expect_equal(predict(ex, x[1:3, ], lambda = 0.2), predict(direct, x[1:3, ]), tolerance = 1e-9)
 })
+
+test_that("a fixed penalty = 0 fits where a row has leverage 1, as lm() does", {
+  need_tidymodels("parsnip")
+  d <- data.frame(y = c(1.2, 2.3, 2.9, 4.1, 5.2, 5.8, 7.1), x = 1:7,
+                  g = factor(c("a", "a", "b", "b", "a", "b", "c")))
+  # (an error: "the leave-one-out criterion is undefined (NA) at every value of `lambda`")
+  expect_warning(f <- parsnip::fit(parsnip::set_engine(parsnip::linear_reg(penalty = 0), "rlsc"),
+                                   y ~ x + g, data = d),
+                 "undefined \\(NA\\) for up to 1 point")
+  expect_equal(unname(predict(f, d)$.pred), unname(fitted(lm(y ~ x + g, d))), tolerance = 1e-10)
+})

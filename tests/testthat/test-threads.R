@@ -192,7 +192,8 @@ test_that("the path of many one-vs-all columns and the leave-pair-out AUC do not
   e <- matrix(rnorm(m * 10), m)
   yb <- rep(c(-1, 1), length.out = m)
   auc_with <- function(th) with_threads(th, c_lpo_auc(p, basis[, 16:17], as.double(15:1), lambda, a, e, yb, wa,
-                                                      which(yb > 0), which(yb < 0), TRUE))
+                                                      which(yb > 0), which(yb < 0), TRUE,
+                                                      rep(1e-10, length(lambda))))
   expect_gt(min(auc_with(1L)[, 1]), 0)
   expect_identical(auc_with(2L), auc_with(1L))
   expect_identical(auc_with(3L), auc_with(1L))
