@@ -395,3 +395,31 @@ test_that("workers get nothing of the caller's workspace, whatever its names (is
   expect_equal(unname(predict(fit, chunk_files(paths[1:2]))),
                unname(predict(ref, do.call(rbind, lapply(paths[1:2], readRDS)))), tolerance = 1e-9)
 })
+
+test_that("a classification fit sends the workers no frame of the calibration (issue 46)", {
+  skip_on_cran()
+  skip_if_not_installed("future.apply")
+  skip_unless_installed_build()
+  skip_on_covr()   # covr's instrumented functions alone exceed the cap
+  set.seed(209)
+  n <- 4000
+  dir <- new_tempdir()
+  paths <- file.path(dir, paste0("p", 1:3, ".rds"))
+  parts <- lapply(1:3, function(i) {
+    x <- matrix(rnorm(n * 12), n)
+    data.frame(x, y = factor(sample(c("a", "b", "c"), n, TRUE)), w = runif(n))
+  })
+  for (i in 1:3) saveRDS(parts[[i]], paths[i])
+  df <- do.call(rbind, parts)
+  ref <- quiet_boundary(rlsc(y ~ . - w, data = df, weights = w))
+  # the calibration's pass over the held-out rows sent its callers' frames
+  # to every worker (7.4 MiB a task here, where a task is about 25 KiB).
+  # (The cap is read when the plan is set.)
+  old <- options(future.globals.maxSize = 2e5)
+  on.exit(options(old), add = TRUE)
+  on.exit(future::plan("sequential"), add = TRUE)
+  future::plan("multisession", workers = 2)
+  fit <- quiet_boundary(rlsc(y ~ . - w, data = chunk_files(paths), weights = w))
+  expect_same_fit(fit, ref, tol = 1e-9)
+  expect_equal(unname(predict(fit, df[1:5, ], type = "class")), unname(predict(ref, df[1:5, ], type = "class")))
+})
