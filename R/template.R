@@ -39,6 +39,7 @@ matrix_template <- function(first, levels) {
 complete_template <- function(data) {
   template <- scan_levels(data$src, data$template, data$progress)
   if (template$kind == "formula") {
+    template <- whole_data_terms(data$src, template, data$progress)
     first <- data$first
     x1 <- tryCatch(
       design_matrix(template$terms, stats::model.frame(template$terms, na_columns(first, template),
@@ -249,6 +250,7 @@ formula_template <- function(formula, first, levels, weights, na.action, contras
   mf <- stats::model.frame(formula, na_columns(first), na.action = stats::na.pass)
   terms <- attr(mf, "terms")
   if (!attr(terms, "response")) stop_arg("`formula` must have a response, as in `y ~ x`")
+  moments <- moment_terms(terms, environment(formula))
   environment(terms) <- globalenv()   # the terms travel to the workers: carry no data
   classes <- attr(terms, "dataClasses")
   response <- names(classes)[1L]
@@ -259,7 +261,8 @@ formula_template <- function(formula, first, levels, weights, na.action, contras
                    scan = setdiff(categorical, names(levels)),
                    xlev = levels[intersect(names(levels), names(classes))],
                    weights = weights, foldid = foldid, na.action = na.action, contrasts = contrasts,
-                   type = if (classify) "classification" else "regression", named = TRUE)
+                   type = if (classify) "classification" else "regression", named = TRUE,
+                   moments = moments, term_passes = term_passes(moments))
   if (is.logical(y)) template$xlev[[response]] <- c("FALSE", "TRUE")
   if (!classify) {
     # (one column named as the formula names the response, as in memory)
@@ -289,4 +292,221 @@ formula_rows <- function(data, template) {
   n <- nrow(x)
   list(x = x, y = chunk_response(stats::model.response(mf), n, template),
        w = chunk_weights(stats::model.weights(mf), n), fold = mf[["(foldid)"]])
+}
+
+# ---- terms whose parameters come from the data ----------------------------------
+
+# model.frame() evaluates a formula's terms on all rows, and a term whose
+# parameters come from the data (scale()'s center and scale, poly()'s
+# coefficients, the knots of splines::ns() and bs()) is written again for
+# prediction with them fixed (makepredictcall(), the terms' "predvars").  The
+# terms of a chunk source are built from chunk 1, so such a term would take
+# chunk 1's parameters and differ, silently, from the fit of all rows in
+# memory.  A variable is such a term when makepredictcall() rewrites its call
+# in an argument that the call (or the function's default) does not fix
+# (knots given in full are fixed); scale() always is, also written
+# base::scale(), which makepredictcall() does not rewrite.  Terms whose
+# parameters are moments, scale() and poly() of one variable, take them from
+# passes over every chunk (whole_data_terms()); any other is an error that
+# names the term and the arguments that would fix it.
+moment_terms <- function(terms, env) {
+  vars <- as.list(attr(terms, "variables"))[-1L]
+  pred <- as.list(attr(terms, "predvars"))[-1L]
+  specs <- list()
+  for (k in seq_along(vars)) {
+    call <- vars[[k]]
+    if (!is.call(call)) next
+    fun <- tryCatch(eval(call[[1L]], env), error = function(e) NULL)
+    spec <- if (identical(fun, base::scale)) scale_term(call, env)
+    if (is.null(spec) && !identical(call, pred[[k]])) {
+      taken <- data_arguments(call, pred[[k]], fun, env)
+      if (!length(taken)) next
+      spec <- if (identical(fun, stats::poly)) poly_term(call, env)
+      if (is.null(spec)) {
+        stop_arg("the term `", deparse1(call), "` of `formula` takes its ",
+                 paste0("`", taken, "`", collapse = " and "), " from the rows, and from a chunk ",
+                 "source it would take those of chunk 1 only: fix ",
+                 if (length(taken) > 1L) "them" else "it", " in the call",
+                 if (identical(fun, stats::poly)) ", or use `raw = TRUE`")
+      }
+    }
+    if (!is.null(spec) && spec$passes > 0) specs[[length(specs) + 1L]] <- c(spec, list(index = k))
+  }
+  specs
+}
+
+# The arguments of `pred` (the call rewritten for prediction) whose values
+# the call `call` does not fix: neither given in it with that value nor, when
+# absent, the function's constant default.
+data_arguments <- function(call, pred, fun, env) {
+  matched <- function(cl) {
+    if (!is.function(fun) || is.primitive(fun)) return(cl)
+    tryCatch(match.call(fun, cl), error = function(e) cl)
+  }
+  given <- matched(call)
+  pred <- matched(pred)
+  positional <- function(cl) {
+    args <- as.list(cl)[-1L]
+    args[!nzchar(names(args) %||% rep("", length(args)))]
+  }
+  # a method that rewrites the call's positional arguments fixes nothing we can check
+  if (!identical(positional(pred), positional(given))) return("its arguments")
+  defaults <- if (is.function(fun)) formals(args(fun))
+  taken <- character()
+  for (a in setdiff(names(pred)[-1L], "")) {
+    if (identical(given[[a]], pred[[a]])) next
+    fixed <- if (a %in% names(given)) {
+      tryCatch(list(eval(given[[a]], env)), error = function(e) NULL)
+    } else if (a %in% names(defaults) && !is.language(defaults[[a]])) {
+      list(defaults[[a]])
+    }
+    if (is.null(fixed) || !same_value(fixed[[1L]], pred[[a]])) taken <- c(taken, a)
+  }
+  taken
+}
+
+same_value <- function(a, b) {
+  if (is.numeric(a) && is.numeric(b)) return(identical(as.double(unname(a)), as.double(unname(b))))
+  identical(unname(a), unname(b))
+}
+
+# scale(x, center, scale) as scale.default() computes it: a `center` or
+# `scale` of TRUE is taken from the data; NULL when neither is.
+scale_term <- function(call, env) {
+  args <- tryCatch(match.call(base::scale, call), error = function(e) NULL)
+  if (is.null(args)) return(NULL)
+  value <- function(a) if (is.null(args[[a]])) TRUE else tryCatch(eval(args[[a]], env), error = function(e) NULL)
+  center <- value("center")
+  scale <- value("scale")
+  if (is.null(center) || is.null(scale)) return(NULL)
+  if (!isTRUE(center) && !isTRUE(scale)) return(list(passes = 0))
+  list(kind = "scale", call = call, x = args$x, center = center, scale = scale, passes = 1)
+}
+
+# poly() of one variable with orthogonal polynomials (poly(x, degree)): its
+# coefficients, alpha and norm2, from degree + 1 passes (chunk_term_sums()).
+# NULL for poly() of several variables.
+poly_term <- function(call, env) {
+  args <- tryCatch(match.call(stats::poly, call), error = function(e) NULL)
+  if (is.null(args)) return(NULL)
+  extra <- setdiff(names(args)[-1L], c("x", "degree", "raw", "simple"))
+  dots <- as.list(args)[-1L][!nzchar(names(args)[-1L]) | names(args)[-1L] %in% extra]
+  degree <- tryCatch(eval(if (length(dots) == 1L) dots[[1L]] else args$degree %||% 1, env),
+                     error = function(e) NULL)
+  if (length(dots) > 1L || !is.numeric(degree) || length(degree) != 1L || is.na(degree) || degree < 1) {
+    return(NULL)
+  }
+  list(kind = "poly", call = call, x = args$x, degree = as.integer(degree), passes = as.integer(degree) + 1L)
+}
+
+term_passes <- function(specs) as.integer(max(0, vapply(specs, `[[`, 1, "passes")))
+
+# The template's terms with the parameters of its moment terms taken from
+# every chunk: pass 0 the count, mean and squared deviations of each term's
+# variable (scale()'s center and scale; poly()'s mean), pass j of poly()
+# the norm of its polynomial of degree j and the next alpha, by the
+# three-term recurrence of predict(<poly>) as poly() forms them with a QR.
+whole_data_terms <- function(src, template, progress = NULL) {
+  specs <- template$moments
+  if (!length(specs)) return(template)
+  state <- lapply(specs, function(spec) list())
+  for (pass in seq_len(template$term_passes) - 1L) {
+    sums <- map_chunks(src, chunk_term_sums, merge_term_sums, template = template, state = state,
+                       pass = pass, progress = progress, what = "computing the terms' parameters of")
+    state <- Map(next_term_state, specs, state, sums, pass)
+  }
+  pred <- attr(template$terms, "predvars")
+  for (j in seq_along(specs)) {
+    spec <- specs[[j]]
+    call <- spec$call
+    if (spec$kind == "scale") {
+      # as makepredictcall() writes a scale() term
+      if (isTRUE(spec$center)) call$center <- state[[j]]$center
+      if (isTRUE(spec$scale)) call$scale <- state[[j]]$scale
+    } else {
+      call$coefs <- list(alpha = state[[j]]$alpha, norm2 = state[[j]]$norm2)
+    }
+    pred[[spec$index + 1L]] <- call
+  }
+  attr(template$terms, "predvars") <- pred
+  template
+}
+
+# The sums of one chunk for each moment term active in this pass.
+chunk_term_sums <- function(data, i, template, state, pass) {
+  data <- na_columns(data, template)
+  lapply(seq_along(template$moments), function(j) {
+    spec <- template$moments[[j]]
+    if (pass >= spec$passes) return(NULL)
+    x <- eval(spec$x, data, globalenv())
+    if (!is.numeric(x)) stop("`", deparse1(spec$x), "` of the term `", deparse1(spec$call), "` must be numeric")
+    if (spec$kind == "poly" && anyNA(x)) stop("missing values are not allowed in 'poly'")
+    if (spec$kind == "poly" && NCOL(x) != 1L) {
+      stop("the term `", deparse1(spec$call), "` is a poly() of several variables: use `raw = TRUE`")
+    }
+    x <- as.matrix(x)
+    storage.mode(x) <- "double"
+    if (spec$kind == "scale" && !isTRUE(spec$center)) {
+      # squares about a center fixed by the call (0 when it is FALSE)
+      center <- if (isFALSE(spec$center)) rep(0, ncol(x)) else spec$center
+      return(list(w = colSums(!is.na(x)), ss = colSums(sweep(x, 2L, center)^2, na.rm = TRUE)))
+    }
+    if (pass == 0L) return(column_moments(x))
+    z <- poly_column(x[, 1L], state[[j]]$alpha, state[[j]]$norm2, pass)
+    list(s = sum(z^2), t = sum((x[, 1L] - state[[j]]$mean) * z^2))
+  })
+}
+
+# The count (w), mean and centred sum of squares of each column of x, NA
+# left out, as merge_stats() merges them.
+column_moments <- function(x) {
+  n <- colSums(!is.na(x))
+  mean <- ifelse(n > 0, colSums(x, na.rm = TRUE) / pmax(n, 1), 0)
+  list(w = n, mean = mean, m2 = colSums(sweep(x, 2L, mean)^2, na.rm = TRUE))
+}
+
+merge_term_sums <- function(a, b) {
+  Map(function(u, v) {
+    if (is.null(u)) return(NULL)
+    if (!is.null(u$mean)) merge_stats(u, v) else Map(`+`, u, v)
+  }, a, b)
+}
+
+# The polynomial of degree `degree` at x given alpha[1..degree] and
+# norm2[1..degree + 1], by the recurrence of predict(<poly>).
+poly_column <- function(x, alpha, norm2, degree) {
+  z0 <- rep(1, length(x))
+  z1 <- x - alpha[1L]
+  if (degree == 1L) return(z1)
+  for (i in seq(2L, degree)) {
+    z2 <- (x - alpha[i]) * z1 - (norm2[i + 1L] / norm2[i]) * z0
+    z0 <- z1
+    z1 <- z2
+  }
+  z1
+}
+
+# A term's parameters after a pass's merged sums.
+next_term_state <- function(spec, state, sums, pass) {
+  if (pass >= spec$passes) return(state)
+  if (spec$kind == "scale") {
+    n <- sums$w
+    if (isTRUE(spec$center)) {
+      state$center <- sums$mean
+      ss <- sums$m2
+    } else {
+      ss <- sums$ss
+    }
+    # scale.default(): the root mean square over n - 1
+    if (isTRUE(spec$scale)) state$scale <- sqrt(ss / pmax(1, n - 1))
+    return(state)
+  }
+  if (pass == 0L) {
+    return(list(mean = sums$mean, alpha = sums$mean, norm2 = c(1, sums$w)))
+  }
+  if (sums$s <= 0) stop_arg("the term `", deparse1(spec$call), "` of `formula`: `degree` must be less than ",
+                            "the number of unique points")
+  state$norm2 <- c(state$norm2, sums$s)
+  if (pass < spec$degree) state$alpha <- c(state$alpha, sums$t / sums$s + state$mean)
+  state
 }

@@ -423,3 +423,52 @@ test_that("a classification fit sends the workers no frame of the calibration (i
   expect_same_fit(fit, ref, tol = 1e-9)
   expect_equal(unname(predict(fit, df[1:5, ], type = "class")), unname(predict(ref, df[1:5, ], type = "class")))
 })
+
+test_that("a formula's terms with parameters from the data take them from every chunk, or are refused (issue 46)", {
+  set.seed(210)
+  n <- 60
+  df <- data.frame(a = rnorm(n, 2), b = rnorm(n), c = runif(n, 10, 12))
+  df$y <- sin(df$a) + df$b + df$c / 4 + rnorm(n, sd = 0.1)
+  df$a[7] <- NA   # scale() leaves it out; the row is omitted from the fit
+  dir <- new_tempdir()
+  idx <- list(1:25, 26:40, 41:60)
+  paths <- file.path(dir, paste0("p", 1:3, ".rds"))
+  for (i in 1:3) saveRDS(df[idx[[i]], ], paths[i])
+  sources <- list(files = chunk_files(paths),
+                  frames = chunk_source(rev(idx), function(i) df[i, , drop = FALSE]))
+  new <- data.frame(a = c(0, 2, 5), b = c(-1, 0, 2), c = c(10, 11, 13))
+  formulas <- list(y ~ poly(b, 3) + c, y ~ poly(c, degree = 4) + stats::poly(b, 2),
+                   y ~ scale(a) + b, y ~ scale(a, scale = FALSE) + scale(c, center = FALSE),
+                   y ~ scale(a, center = 1) + scale(cbind(b, c)), scale(y) ~ a + b,
+                   y ~ splines::ns(a, knots = c(1, 2), Boundary.knots = c(-2, 6)) + poly(b, 2, raw = TRUE))
+  for (f in formulas) {
+    ref <- rlsc_short(f, data = df, lambda = c(10, 1, 0))
+    # the in-memory fit is least squares at lambda = 0 (stats::lm())
+    expect_equal(unname(coef(ref, lambda = 0)), unname(coef(lm(f, data = df))), tolerance = 1e-8,
+                 info = deparse1(f))
+    for (s in names(sources)) {
+      info <- paste(deparse1(f), s)
+      fit <- rlsc_short(f, data = sources[[s]], lambda = c(10, 1, 0))
+      expect_same_fit(fit, ref, info = info)
+      expect_equal(predict(fit, new, lambda = 1), predict(ref, new, lambda = 1), tolerance = 1e-10,
+                   info = info)
+    }
+  }
+  # (on main, poly(b, 3) predicted 0.3 off the in-memory fit: chunk 1's coefficients)
+  # base::scale() is scale() (which model.frame() does not fix for new data
+  # in memory: its predictions scale new rows by their own moments)
+  fit <- rlsc_short(y ~ base::scale(a) + b, data = sources$files, lambda = 1)
+  expect_same_fit(fit, rlsc_short(y ~ base::scale(a) + b, data = df, lambda = 1))
+  expect_equal(predict(fit, new), predict(rlsc_short(y ~ scale(a) + b, data = df, lambda = 1), new),
+               tolerance = 1e-10)
+  # terms whose parameters are no moments: an error naming the term and the remedy
+  expect_error(rlsc(y ~ splines::ns(a, 3) + b, data = sources$files),
+               "term `splines::ns\\(a, 3\\)` of `formula` takes its `knots` and `Boundary.knots` from the rows.*fix them in the call")
+  expect_error(rlsc(y ~ splines::bs(b, df = 5), data = sources$files),
+               "term `splines::bs\\(b, df = 5\\)`.*`knots` and `Boundary.knots`")
+  expect_error(rlsc(y ~ poly(b, c, degree = 2), data = sources$files),
+               "term `poly\\(b, c, degree = 2\\)` of `formula` takes its `coefs`.*or use `raw = TRUE`")
+  # fixed in the call, they fit as in memory
+  f <- y ~ splines::bs(b, knots = c(-0.5, 0.5), Boundary.knots = c(-4, 4)) + poly(b, c, degree = 2, raw = TRUE)
+  expect_same_fit(rlsc_short(f, data = sources$files, lambda = 1), rlsc_short(f, data = df, lambda = 1))
+})
