@@ -41,6 +41,7 @@ rlsc.formula <- function(formula, data, subset, weights, na.action, contrasts = 
     environment(fit$terms) <- environment(formula)
     fit$xlevels <- fit$data$template$xlev
     fit$contrasts <- fit$data$template$contrasts_used
+    fit$na.action <- chunk_na_action(fit$data)
     return(fit)
   }
   mf <- match.call(expand.dots = FALSE)

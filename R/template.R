@@ -22,7 +22,7 @@ matrix_template <- function(first, levels) {
   y <- first$y
   classify <- is.factor(y) || is.character(y) || is.logical(y)
   template <- list(kind = "matrix", xnames = column_names(x), named = !is.null(colnames(x)),
-                   type = if (classify) "classification" else "regression")
+                   type = if (classify) "classification" else "regression", ordered = is.ordered(y))
   if (classify) {
     template$classes <- levels$y %||% if (is.logical(y)) c("FALSE", "TRUE")
     template$scan <- if (is.null(template$classes)) "y" else character()
@@ -79,6 +79,9 @@ scan_levels <- function(src, template, progress = NULL) {
   if (classify) {
     if (template$kind == "formula") template$classes <- template$xlev[[template$response]]
     template$xlev[[template$response %||% "y"]] <- NULL
+    # every level, those without rows too, for the class predictions (as
+    # `yfactor` in memory)
+    template$yfactor <- factor(character(), levels = template$classes, ordered = isTRUE(template$ordered))
     seen <- template$classes %in% names(counts)[counts > 0]
     if (!all(seen)) {
       what <- if (template$kind == "formula") paste0("the response `", template$response, "`") else "`y`"
@@ -262,6 +265,7 @@ formula_template <- function(formula, first, levels, weights, na.action, contras
                    xlev = levels[intersect(names(levels), names(classes))],
                    weights = weights, foldid = foldid, na.action = na.action, contrasts = contrasts,
                    type = if (classify) "classification" else "regression", named = TRUE,
+                   ordered = is.ordered(y),
                    moments = moments, term_passes = term_passes(moments))
   if (is.logical(y)) template$xlev[[response]] <- c("FALSE", "TRUE")
   if (!classify) {
@@ -272,19 +276,7 @@ formula_template <- function(formula, first, levels, weights, na.action, contras
 }
 
 formula_rows <- function(data, template) {
-  if (!is.data.frame(data)) stop("read() must return a data frame as chunk 1 did, not ", describe(data))
-  missing_vars <- setdiff(all.vars(template$terms), names(data))
-  if (length(missing_vars)) stop("it lacks the column(s) ", paste0("`", missing_vars, "`", collapse = ", "))
-  data <- na_columns(data, template)
-  xlev <- template$xlev[setdiff(names(template$xlev), template$response)]
-  mf <- tryCatch(
-    eval(bquote(stats::model.frame(.(template$terms), data = data, weights = .(template$weights),
-                                   foldid = .(template$foldid), na.action = .(template$na.action),
-                                   xlev = .(xlev)))),
-    error = function(e) {
-      if (!grepl("new level", conditionMessage(e))) stop(e)
-      stop(conditionMessage(e), " (levels the pre-scan did not see)", call. = FALSE)
-    })
+  mf <- chunk_model_frame(data, template)
   x <- design_matrix(template$terms, mf, template$contrasts)
   check_columns(colnames(x), template)
   if (!is.double(x)) storage.mode(x) <- "double"
@@ -292,6 +284,53 @@ formula_rows <- function(data, template) {
   n <- nrow(x)
   list(x = x, y = chunk_response(stats::model.response(mf), n, template),
        w = chunk_weights(stats::model.weights(mf), n), fold = mf[["(foldid)"]])
+}
+
+# The model frame of one chunk, its rows with NA handled by `na.action`.
+chunk_model_frame <- function(data, template) {
+  if (!is.data.frame(data)) stop("read() must return a data frame as chunk 1 did, not ", describe(data))
+  missing_vars <- setdiff(all.vars(template$terms), names(data))
+  if (length(missing_vars)) stop("it lacks the column(s) ", paste0("`", missing_vars, "`", collapse = ", "))
+  data <- na_columns(data, template)
+  xlev <- template$xlev[setdiff(names(template$xlev), template$response)]
+  tryCatch(
+    eval(bquote(stats::model.frame(.(template$terms), data = data, weights = .(template$weights),
+                                   foldid = .(template$foldid), na.action = .(template$na.action),
+                                   xlev = .(xlev)))),
+    error = function(e) {
+      if (!grepl("new level", conditionMessage(e))) stop(e)
+      stop(conditionMessage(e), " (levels the pre-scan did not see)", call. = FALSE)
+    })
+}
+
+# The rows that `na.action` left out of a formula fit from chunks, numbered
+# over all chunks in their order, as model.frame() numbers them in memory
+# (its "na.action"; NULL when none was): with na.exclude, fitted(),
+# residuals() and loo_predict() are padded back with NA.  A pass of its own,
+# made only for an `na.action` that excludes (na.omit's rows need no number).
+chunk_na_action <- function(data) {
+  template <- data$template
+  if (template$kind != "formula" || !excludes_rows(template$na.action)) return(NULL)
+  parts <- map_chunks(data$src, chunk_excluded, c, template = template,
+                      what = "numbering the rows excluded by `na.action` of")
+  n <- vapply(parts, `[[`, 1, "n")
+  at <- cumsum(c(0, n))[seq_along(n)]
+  omit <- unlist(Map(function(p, a) a + as.vector(p$omit), parts, at))
+  if (!length(omit)) return(NULL)
+  names(omit) <- unlist(lapply(parts, function(p) names(p$omit)))
+  class(omit) <- class(Find(Negate(is.null), lapply(parts, `[[`, "omit")))
+  omit
+}
+
+# Whether `na.action` keeps the places of the rows it leaves out (na.exclude).
+excludes_rows <- function(na.action) {
+  fun <- if (is.character(na.action)) get(na.action, mode = "function", envir = globalenv()) else na.action
+  out <- tryCatch(fun(data.frame(v = c(1, NA))), error = function(e) NULL)
+  inherits(attr(out, "na.action"), "exclude")
+}
+
+chunk_excluded <- function(data, i, template) {
+  list(list(n = nrow(data), omit = attr(chunk_model_frame(data, template), "na.action")))
 }
 
 # ---- terms whose parameters come from the data ----------------------------------

@@ -472,3 +472,50 @@ test_that("a formula's terms with parameters from the data take them from every 
   f <- y ~ splines::bs(b, knots = c(-0.5, 0.5), Boundary.knots = c(-4, 4)) + poly(b, c, degree = 2, raw = TRUE)
   expect_same_fit(rlsc_short(f, data = sources$files, lambda = 1), rlsc_short(f, data = df, lambda = 1))
 })
+
+test_that("na.exclude pads a chunked fit's outputs, and unused levels stay in its classes, as in memory (issue 46)", {
+  set.seed(211)
+  n <- 60
+  df <- data.frame(a = rnorm(n), b = rnorm(n))
+  df$y <- df$a + df$b + rnorm(n)
+  df$g <- factor(ifelse(df$a + rnorm(n) > 0, "u", "v"), levels = c("u", "v", "w"))
+  df$o <- factor(df$g, levels = c("w", "v", "u"), ordered = TRUE)
+  df$a[c(5, 33)] <- NA
+  df$b[50] <- NA
+  dir <- new_tempdir()
+  paths <- file.path(dir, paste0("p", 1:3, ".rds"))
+  idx <- list(1:20, 21:45, 46:60)
+  for (i in 1:3) saveRDS(df[idx[[i]], ], paths[i])
+  ref <- quiet_boundary(rlsc(y ~ a + b, data = df, na.action = na.exclude))
+  fit <- quiet_boundary(rlsc(y ~ a + b, data = chunk_files(paths), na.action = na.exclude))
+  # (a chunked fit's outputs have no row names)
+  expect_length(loo_predict(fit), 60)   # 57 before: the excluded rows were dropped
+  for (out in c("loo_predict", "fitted", "residuals", "hatvalues")) {
+    expect_equal(get(out)(fit), unname(get(out)(ref)), tolerance = 1e-10, info = out)
+  }
+  expect_identical(which(is.na(loo_predict(fit))), c(5L, 33L, 50L))
+  # as a string too, and na.omit drops them as in memory
+  fit <- quiet_boundary(rlsc(y ~ a + b, data = chunk_files(paths), na.action = "na.exclude"))
+  expect_equal(loo_predict(fit), unname(loo_predict(ref)), tolerance = 1e-10)
+  expect_equal(unname(loo_predict(quiet_boundary(rlsc(y ~ a + b, data = chunk_files(paths))))),
+               unname(loo_predict(quiet_boundary(rlsc(y ~ a + b, data = df)))), tolerance = 1e-10)
+  # a level without rows, given in `levels`: dropped from the fit with a
+  # warning, kept in the class predictions; an ordered response stays ordered
+  for (resp in c("g", "o")) {
+    f <- stats::as.formula(paste(resp, "~ b"))
+    levs <- stats::setNames(list(levels(df[[resp]])), resp)
+    expect_warning(ref <- quiet_boundary(rlsc(f, data = df)), "dropping empty level")
+    expect_warning(fit <- quiet_boundary(rlsc(f, data = chunk_source(paths, readRDS, levels = levs))),
+                   "dropping empty level")
+    new <- df[c(1:4, 51:54), ]
+    expect_identical(predict(fit, new, type = "class"), predict(ref, new, type = "class"))
+    expect_identical(levels(predict(fit, new, type = "class")), levels(df[[resp]]))
+  }
+  # the matrix interface likewise
+  x <- cbind(b = df$b[-50])
+  ref <- suppressWarnings(rlsc_short(x, df$g[-50]))
+  fit <- suppressWarnings(rlsc_short(chunk_source(list(1:30, 31:59), function(i) list(x = x[i, , drop = FALSE], y = df$g[-50][i]),
+                                                  levels = list(y = c("u", "v", "w")))))
+  expect_identical(predict(fit, x[1:5, , drop = FALSE], type = "class"),
+                   predict(ref, x[1:5, , drop = FALSE], type = "class"))
+})
