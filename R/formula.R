@@ -8,8 +8,8 @@
 #'   parameters come from the data take those of all rows, as in memory:
 #'   `scale()` and `poly()` of one variable from extra passes over the chunks;
 #'   others (`splines::ns()` or `bs()` without `knots` and `Boundary.knots`,
-#'   `poly()` of several variables) are an error: fix their parameters in the
-#'   call (or use `raw = TRUE`).
+#'   `poly()` of several variables, `I(a - mean(a))`, `cut(a, 3)`) are an
+#'   error: fix their parameters in the call (or use `raw = TRUE`).
 #' @param data a data frame holding the variables of `formula`, or a chunk
 #'   source ([chunk_source()]) whose `read()` returns data frames.
 #' @param subset,na.action as for [lm()]; by default rows with `NA` are

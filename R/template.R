@@ -254,6 +254,8 @@ formula_template <- function(formula, first, levels, weights, na.action, contras
   terms <- attr(mf, "terms")
   if (!attr(terms, "response")) stop_arg("`formula` must have a response, as in `y ~ x`")
   moments <- moment_terms(terms, environment(formula))
+  check_row_terms(terms, na_columns(first), environment(formula),
+                  vapply(moments, `[[`, 1, "index"))
   environment(terms) <- globalenv()   # the terms travel to the workers: carry no data
   classes <- attr(terms, "dataClasses")
   response <- names(classes)[1L]
@@ -372,6 +374,41 @@ moment_terms <- function(terms, env) {
     if (!is.null(spec) && spec$passes > 0) specs[[length(specs) + 1L]] <- c(spec, list(index = k))
   }
   specs
+}
+
+# The terms whose value on a row depends on the other rows even with their
+# parameters fixed for prediction (I(a - mean(a)), cut(a, 3), rank(a)):
+# model.frame() gives them no "predvars" of their own, and in chunks each
+# chunk's rows would make them.  Found as the variables whose values on chunk
+# 1's two halves apart differ from those on chunk 1 whole (the moment terms
+# `skip` aside, fixed later by whole_data_terms()); an error names the first.
+check_row_terms <- function(terms, first, env, skip) {
+  n <- nrow(first)
+  if (n < 2L) return(invisible())
+  pred <- attr(terms, "predvars")
+  half <- seq_len(n %/% 2L)
+  values <- function(rows) tryCatch(eval(pred, first[rows, , drop = FALSE], env), error = function(e) NULL)
+  whole <- values(seq_len(n))
+  a <- values(half)
+  b <- values(-half)
+  if (is.null(whole) || is.null(a) || is.null(b)) return(invisible())
+  for (k in setdiff(seq_along(whole), skip)) {
+    apart <- if (is.null(dim(whole[[k]]))) c(row_values(a[[k]]), row_values(b[[k]])) else {
+      rbind(row_values(a[[k]]), row_values(b[[k]]))
+    }
+    if (!isTRUE(all.equal(row_values(whole[[k]]), apart, tolerance = 1e-10, check.attributes = FALSE))) {
+      stop_arg("the term `", deparse1(pred[[k + 1L]]), "` of `formula` gives a row a value that ",
+               "depends on the other rows, and from a chunk source each chunk's rows would make it: ",
+               "give its parameters as numbers in the call, or compute the column before the fit")
+    }
+  }
+  invisible()
+}
+
+row_values <- function(v) {
+  if (is.factor(v)) return(as.character(v))
+  if (!is.null(dim(v))) return(matrix(unclass(v), nrow(v)))
+  as.vector(v)
 }
 
 # The arguments of `pred` (the call rewritten for prediction) whose values

@@ -468,6 +468,13 @@ test_that("a formula's terms with parameters from the data take them from every 
                "term `splines::bs\\(b, df = 5\\)`.*`knots` and `Boundary.knots`")
   expect_error(rlsc(y ~ poly(b, c, degree = 2), data = sources$files),
                "term `poly\\(b, c, degree = 2\\)` of `formula` takes its `coefs`.*or use `raw = TRUE`")
+  # terms whose value on a row depends on the other rows with no parameters
+  # to fix (model.frame() keeps no predvars for them): an error too
+  for (term in c("I(a - mean(a, na.rm = TRUE))", "cut(b, 3)", "rank(b)")) {
+    expect_error(rlsc(stats::as.formula(paste("y ~ c +", term)), data = sources$files),
+                 paste0("term `", gsub("([().^])", "\\\\\\1", term),
+                        "` of `formula` gives a row a value that depends on the other rows"), info = term)
+  }
   # fixed in the call, they fit as in memory
   f <- y ~ splines::bs(b, knots = c(-0.5, 0.5), Boundary.knots = c(-4, 4)) + poly(b, c, degree = 2, raw = TRUE)
   expect_same_fit(rlsc_short(f, data = sources$files, lambda = 1), rlsc_short(f, data = df, lambda = 1))
