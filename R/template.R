@@ -380,17 +380,18 @@ moment_terms <- function(terms, env) {
 # parameters fixed for prediction (I(a - mean(a)), cut(a, 3), rank(a)):
 # model.frame() gives them no "predvars" of their own, and in chunks each
 # chunk's rows would make them.  Found as the variables whose values on chunk
-# 1's two halves apart differ from those on chunk 1 whole (the moment terms
-# `skip` aside, fixed later by whole_data_terms()); an error names the first.
+# 1's two halves apart differ from those on chunk 1 whole (its first 2000
+# rows: the check costs little whatever the chunk; the moment terms `skip`
+# aside, fixed later by whole_data_terms()); an error names the first.
 check_row_terms <- function(terms, first, env, skip) {
-  n <- nrow(first)
+  n <- min(nrow(first), 2000L)
   if (n < 2L) return(invisible())
   pred <- attr(terms, "predvars")
   half <- seq_len(n %/% 2L)
   values <- function(rows) tryCatch(eval(pred, first[rows, , drop = FALSE], env), error = function(e) NULL)
   whole <- values(seq_len(n))
   a <- values(half)
-  b <- values(-half)
+  b <- values(seq(length(half) + 1L, n))
   if (is.null(whole) || is.null(a) || is.null(b)) return(invisible())
   for (k in setdiff(seq_along(whole), skip)) {
     apart <- if (is.null(dim(whole[[k]]))) c(row_values(a[[k]]), row_values(b[[k]])) else {
