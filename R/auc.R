@@ -128,10 +128,7 @@ sample_pairs <- function(npos, nneg) {
 # positive weight, or those of the sampled pairs); pi, pj index the rows
 # returned.
 gather_pair_rows <- function(data) {
-  counts <- map_rows(data, function(rows, i) {
-    on <- rows$w > 0
-    list(c(sum(on & rows$y[, 1L] > 0), sum(on & rows$y[, 1L] < 0)))
-  }, c, what = "counting the classes of")
+  counts <- map_rows(data, block_pair_counts, c, what = "counting the classes of")
   counts <- do.call(rbind, counts)
   npos <- sum(counts[, 1L])
   nneg <- sum(counts[, 2L])
@@ -139,16 +136,8 @@ gather_pair_rows <- function(data) {
   want_pos <- if (is.null(sample)) seq_len(npos) else sort(unique(sample$i))
   want_neg <- if (is.null(sample)) seq_len(nneg) else sort(unique(sample$j))
   offsets <- rbind(0, apply(counts, 2L, cumsum))[seq_len(nrow(counts)), , drop = FALSE]
-  parts <- map_rows(data, function(rows, i, offsets, want_pos, want_neg) {
-    on <- rows$w > 0
-    gpos <- offsets[i, 1L] + cumsum(on & rows$y[, 1L] > 0)
-    gneg <- offsets[i, 2L] + cumsum(on & rows$y[, 1L] < 0)
-    take_pos <- which(on & rows$y[, 1L] > 0 & gpos %in% want_pos)
-    take_neg <- which(on & rows$y[, 1L] < 0 & gneg %in% want_neg)
-    take <- c(take_pos, take_neg)
-    list(list(x = rows$x[take, , drop = FALSE], y = rows$y[take, , drop = FALSE], w = rows$w[take],
-              id = c(gpos[take_pos], -gneg[take_neg])))
-  }, c, offsets = offsets, want_pos = want_pos, want_neg = want_neg, what = "reading the pairs of")
+  parts <- map_rows(data, block_pair_rows, c, offsets = offsets, want_pos = want_pos,
+                    want_neg = want_neg, what = "reading the pairs of")
   rows <- list(x = do.call(rbind, lapply(parts, `[[`, "x")),
                y = do.call(rbind, lapply(parts, `[[`, "y")),
                w = unlist(lapply(parts, `[[`, "w")))
@@ -160,4 +149,23 @@ gather_pair_rows <- function(data) {
   }
   list(rows = rows, pi = match(sample$i, id), pj = match(-sample$j, id), enumerate = FALSE,
        pos = seq_len(npos), neg = seq_len(nneg))
+}
+
+# The positive and negative rows of positive weight of block i.
+block_pair_counts <- function(rows, i) {
+  on <- rows$w > 0
+  list(c(sum(on & rows$y[, 1L] > 0), sum(on & rows$y[, 1L] < 0)))
+}
+
+# The rows of block i that the pairs want, with their numbers among the
+# positive (id > 0) and negative (id < 0) rows of positive weight.
+block_pair_rows <- function(rows, i, offsets, want_pos, want_neg) {
+  on <- rows$w > 0
+  gpos <- offsets[i, 1L] + cumsum(on & rows$y[, 1L] > 0)
+  gneg <- offsets[i, 2L] + cumsum(on & rows$y[, 1L] < 0)
+  take_pos <- which(on & rows$y[, 1L] > 0 & gpos %in% want_pos)
+  take_neg <- which(on & rows$y[, 1L] < 0 & gneg %in% want_neg)
+  take <- c(take_pos, take_neg)
+  list(list(x = rows$x[take, , drop = FALSE], y = rows$y[take, , drop = FALSE], w = rows$w[take],
+            id = c(gpos[take_pos], -gneg[take_neg])))
 }

@@ -530,7 +530,7 @@ candidate_tables <- function(built, data, lambda, spec, form) {
       })
     }))
   }
-  parts <- map_rows(data, band_block_paths, function(a, b) Map(merge_band_parts, a, b),
+  parts <- map_rows(data, band_block_paths, merge_band_lists,
                     built = built, lambda = lambda, classify = classify, unit = data$unit,
                     counts = data$counts, kfold = kfold, what = "evaluating")
   lapply(seq_along(built), function(j) {
@@ -539,6 +539,9 @@ candidate_tables <- function(built, data, lambda, spec, form) {
     })
   })
 }
+
+# The per-candidate parts of two blocks merged candidate by candidate.
+merge_band_lists <- function(a, b) Map(merge_band_parts, a, b)
 
 band_block_paths <- function(rows, i, built, lambda, classify, unit, counts, kfold) {
   check_unchanged(rows, i, counts)

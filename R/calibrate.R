@@ -349,6 +349,6 @@ crossfit_probabilities <- function(object, loo, entry) {
 calibration_folds <- function(object) {
   cal <- object$calibration
   if (!is.null(cal$foldid)) return(cal$foldid)
-  unlist(map_rows(object$data, function(rows, i, nfold) list(row_folds(rows, i, nfold)), c,
-                  nfold = cal$K, what = "reading the folds of"), use.names = FALSE)
+  unlist(map_rows(object$data, block_folds, c, nfold = cal$K, what = "reading the folds of"),
+         use.names = FALSE)
 }

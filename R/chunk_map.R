@@ -36,6 +36,7 @@ map_chunks <- function(src, fun, merge, ..., progress = NULL, what = "reading") 
   read <- if (parallel) portable_reader(src$read) else src$read
   args <- list(chunks = chunks, read = read, fun = fun, merge = merge, progress = progress,
                threads = if (parallel) max(1L, thread_count() %/% workers), ...)
+  for (f in args[c("fun", "merge", "inner")]) check_pass_function(f)
   parts <- if (!parallel) {
     lapply(tasks, function(idx) do.call(run_task, c(list(idx), args)))
   } else {
@@ -82,6 +83,20 @@ run_futures <- function(tasks, args, chunks, what) {
 # success whatever its chunks do (run_task()).
 settle_futures <- function(futures) {
   for (f in futures) try(suppressWarnings(future::value(f)), silent = TRUE)
+}
+
+# The functions of a pass travel to every worker with their environment, so
+# they are the package's top-level functions: a function written inside
+# another closes over that call's frame, and the frame's arguments not yet
+# evaluated carry their callers' frames along (the calibration's merge of
+# fold parts sent a classification fit's held-out values, 1.28 MiB, to every
+# worker).  What a pass needs goes in its arguments.
+check_pass_function <- function(f) {
+  if (is.null(f) || is.primitive(f) || identical(environment(f), environment(check_pass_function))) {
+    return(invisible())
+  }
+  stop("internal error: a function of a pass over the chunks must be defined at the top level of ",
+       "the package, not inside another function (it would carry that call's frame to the workers)")
 }
 
 # A read() defined in the global environment refers to objects there that

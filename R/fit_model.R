@@ -445,14 +445,15 @@ show_progress <- function(total) {
 
 # One progressor (progressr) for the passes over the chunks of a chunk
 # source: a step per chunk and pass, the number of passes estimated from the
-# arguments (a levels pass, a sampling pass for feature kernels, two passes
-# per kernel setting).  NULL for data in memory or without progressr.
+# arguments (a levels pass, the passes of a formula's moment terms, a
+# sampling pass for feature kernels, two passes per kernel setting).  NULL for data in memory or without progressr.
 # The progressor finishes when the fit (the caller's frame) returns.
 fit_progress <- function(data, args, envir = parent.frame()) {
   if (data$kind != "chunks" || !requireNamespace("progressr", quietly = TRUE)) return(NULL)
   kernel <- args$kernel
   settings <- if (inherits(kernel, "rlsc_kernel")) max(1, prod(lengths(kernel$params))) else 1
-  passes <- (length(data$template$scan) > 0) + inherits(kernel, "rlsc_features") + 2 * settings
+  passes <- (length(data$template$scan) > 0) + (data$template$term_passes %||% 0) +
+    inherits(kernel, "rlsc_features") + 2 * settings
   progressr::progressor(steps = length(data$src$chunks) * passes, envir = envir)
 }
 

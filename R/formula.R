@@ -4,7 +4,12 @@
 #'   interactions, `poly()`, `splines::ns()`, `log()` and `I()` terms. The
 #'   model's own intercept (unpenalized) replaces the intercept column of the
 #'   model matrix; `- 1` or `+ 0` fits without one. A factor, character or
-#'   logical response means classification.
+#'   logical response means classification. From a chunk source, terms whose
+#'   parameters come from the data take those of all rows, as in memory:
+#'   `scale()` and `poly()` of one variable from extra passes over the chunks;
+#'   others (`splines::ns()` or `bs()` without `knots` and `Boundary.knots`,
+#'   `poly()` of several variables, `I(a - mean(a))`, `cut(a, 3)`) are an
+#'   error: fix their parameters in the call (or use `raw = TRUE`).
 #' @param data a data frame holding the variables of `formula`, or a chunk
 #'   source ([chunk_source()]) whose `read()` returns data frames.
 #' @param subset,na.action as for [lm()]; by default rows with `NA` are
@@ -36,6 +41,7 @@ rlsc.formula <- function(formula, data, subset, weights, na.action, contrasts = 
     environment(fit$terms) <- environment(formula)
     fit$xlevels <- fit$data$template$xlev
     fit$contrasts <- fit$data$template$contrasts_used
+    fit$na.action <- chunk_na_action(fit$data)
     return(fit)
   }
   mf <- match.call(expand.dots = FALSE)

@@ -41,6 +41,9 @@ row_folds <- function(rows, i, nfold) {
   as.integer(fold)
 }
 
+# The folds of block i, as a list to be concatenated over the blocks.
+block_folds <- function(rows, i, nfold) list(row_folds(rows, i, nfold))
+
 # The rows `take` of a block (a fold's), with their own y and w: dense x
 # whole with the rows' numbers (`take`), which the moments and projections
 # read by number in C (no copy of x's rows); sparse x, which R multiplies,
@@ -164,11 +167,14 @@ kfold_paths <- function(engines, data, lambda, classify, keep, nfold, columns = 
       finish_path(row_path(set, eng, lambda, classify, keep, data$unit, columns = columns), eng, lambda)
     }))
   }
-  out <- map_rows(data, heldout_block_paths, function(a, b) Map(merge_path_parts, a, b),
+  out <- map_rows(data, heldout_block_paths, merge_fold_paths,
                   engines = engines, lambda = lambda, classify = classify, keep = keep,
                   unit = data$unit, columns = columns, counts = data$counts, what = "evaluating")
   lapply(out, finish_path, eng = engines[[1L]], lambda = lambda)
 }
+
+# The per-fold parts of two blocks merged fold by fold.
+merge_fold_paths <- function(a, b) Map(merge_path_parts, a, b)
 
 heldout_block_paths <- function(rows, i, engines, lambda, classify, keep, unit, columns, counts) {
   check_unchanged(rows, i, counts)

@@ -29,7 +29,8 @@ memory_data <- function(x, y, w, fold, resp, xnames, named) {
 
 # A chunk source as data, with the template of its chunks.
 chunk_data <- function(src, template, progress = NULL) {
-  resp <- list(y0 = template$y0, type = template$type, classes = template$classes)
+  resp <- list(y0 = template$y0, type = template$type, classes = template$classes,
+               yfactor = template$yfactor)
   structure(list(kind = "chunks", src = src, template = template, resp = resp, unit = 1,
                  progress = progress), class = "rlsc_data")
 }

@@ -22,7 +22,7 @@ matrix_template <- function(first, levels) {
   y <- first$y
   classify <- is.factor(y) || is.character(y) || is.logical(y)
   template <- list(kind = "matrix", xnames = column_names(x), named = !is.null(colnames(x)),
-                   type = if (classify) "classification" else "regression")
+                   type = if (classify) "classification" else "regression", ordered = is.ordered(y))
   if (classify) {
     template$classes <- levels$y %||% if (is.logical(y)) c("FALSE", "TRUE")
     template$scan <- if (is.null(template$classes)) "y" else character()
@@ -39,6 +39,7 @@ matrix_template <- function(first, levels) {
 complete_template <- function(data) {
   template <- scan_levels(data$src, data$template, data$progress)
   if (template$kind == "formula") {
+    template <- whole_data_terms(data$src, template, data$progress)
     first <- data$first
     x1 <- tryCatch(
       design_matrix(template$terms, stats::model.frame(template$terms, na_columns(first, template),
@@ -78,6 +79,9 @@ scan_levels <- function(src, template, progress = NULL) {
   if (classify) {
     if (template$kind == "formula") template$classes <- template$xlev[[template$response]]
     template$xlev[[template$response %||% "y"]] <- NULL
+    # every level, those without rows too, for the class predictions (as
+    # `yfactor` in memory)
+    template$yfactor <- factor(character(), levels = template$classes, ordered = isTRUE(template$ordered))
     seen <- template$classes %in% names(counts)[counts > 0]
     if (!all(seen)) {
       what <- if (template$kind == "formula") paste0("the response `", template$response, "`") else "`y`"
@@ -275,6 +279,9 @@ formula_template <- function(formula, first, levels, weights, na.action, contras
   mf <- stats::model.frame(formula, na_columns(first), na.action = stats::na.pass)
   terms <- attr(mf, "terms")
   if (!attr(terms, "response")) stop_arg("`formula` must have a response, as in `y ~ x`")
+  moments <- moment_terms(terms, environment(formula))
+  check_row_terms(terms, na_columns(first), environment(formula),
+                  vapply(moments, `[[`, 1, "index"))
   environment(terms) <- globalenv()   # the terms travel to the workers: carry no data
   classes <- attr(terms, "dataClasses")
   response <- names(classes)[1L]
@@ -285,7 +292,9 @@ formula_template <- function(formula, first, levels, weights, na.action, contras
                    scan = setdiff(categorical, names(levels)),
                    xlev = levels[intersect(names(levels), names(classes))],
                    weights = weights, foldid = foldid, na.action = na.action, contrasts = contrasts,
-                   type = if (classify) "classification" else "regression", named = TRUE)
+                   type = if (classify) "classification" else "regression", named = TRUE,
+                   ordered = is.ordered(y),
+                   moments = moments, term_passes = term_passes(moments))
   if (is.logical(y)) template$xlev[[response]] <- c("FALSE", "TRUE")
   if (!classify) {
     # (one column named as the formula names the response, as in memory)
@@ -295,20 +304,7 @@ formula_template <- function(formula, first, levels, weights, na.action, contras
 }
 
 formula_rows <- function(data, template) {
-  if (!is.data.frame(data)) stop("read() must return a data frame as chunk 1 did, not ", describe(data))
-  missing_vars <- setdiff(all.vars(template$terms), names(data))
-  if (length(missing_vars)) stop("it lacks the column(s) ", paste0("`", missing_vars, "`", collapse = ", "))
-  data <- na_columns(data, template)
-  check_column_types(data, template)
-  xlev <- template$xlev[setdiff(names(template$xlev), template$response)]
-  mf <- tryCatch(
-    eval(bquote(stats::model.frame(.(template$terms), data = data, weights = .(template$weights),
-                                   foldid = .(template$foldid), na.action = .(template$na.action),
-                                   xlev = .(xlev)))),
-    error = function(e) {
-      if (!grepl("new level", conditionMessage(e))) stop(e)
-      stop(conditionMessage(e), " (levels the pre-scan did not see)", call. = FALSE)
-    })
+  mf <- chunk_model_frame(data, template)
   x <- design_matrix(template$terms, mf, template$contrasts)
   check_columns(colnames(x), template, design = TRUE)
   if (!is.double(x)) storage.mode(x) <- "double"
@@ -316,4 +312,305 @@ formula_rows <- function(data, template) {
   n <- nrow(x)
   list(x = x, y = chunk_response(stats::model.response(mf), n, template),
        w = chunk_weights(stats::model.weights(mf), n), fold = mf[["(foldid)"]])
+}
+
+# The model frame of one chunk, its rows with NA handled by `na.action`.
+chunk_model_frame <- function(data, template) {
+  if (!is.data.frame(data)) stop("read() must return a data frame as chunk 1 did, not ", describe(data))
+  missing_vars <- setdiff(all.vars(template$terms), names(data))
+  if (length(missing_vars)) stop("it lacks the column(s) ", paste0("`", missing_vars, "`", collapse = ", "))
+  data <- na_columns(data, template)
+  check_column_types(data, template)
+  xlev <- template$xlev[setdiff(names(template$xlev), template$response)]
+  tryCatch(
+    eval(bquote(stats::model.frame(.(template$terms), data = data, weights = .(template$weights),
+                                   foldid = .(template$foldid), na.action = .(template$na.action),
+                                   xlev = .(xlev)))),
+    error = function(e) {
+      if (!grepl("new level", conditionMessage(e))) stop(e)
+      stop(conditionMessage(e), " (levels the pre-scan did not see)", call. = FALSE)
+    })
+}
+
+# The rows that `na.action` left out of a formula fit from chunks, numbered
+# over all chunks in their order, as model.frame() numbers them in memory
+# (its "na.action"; NULL when none was): with na.exclude, fitted(),
+# residuals() and loo_predict() are padded back with NA.  A pass of its own,
+# made only for an `na.action` that excludes (na.omit's rows need no number).
+chunk_na_action <- function(data) {
+  template <- data$template
+  if (template$kind != "formula" || !excludes_rows(template$na.action)) return(NULL)
+  parts <- map_chunks(data$src, chunk_excluded, c, template = template,
+                      what = "numbering the rows excluded by `na.action` of")
+  n <- vapply(parts, `[[`, 1, "n")
+  at <- cumsum(c(0, n))[seq_along(n)]
+  omit <- unlist(Map(function(p, a) a + as.vector(p$omit), parts, at))
+  if (!length(omit)) return(NULL)
+  names(omit) <- unlist(lapply(parts, function(p) names(p$omit)))
+  class(omit) <- class(Find(Negate(is.null), lapply(parts, `[[`, "omit")))
+  omit
+}
+
+# Whether `na.action` keeps the places of the rows it leaves out (na.exclude).
+excludes_rows <- function(na.action) {
+  fun <- if (is.character(na.action)) get(na.action, mode = "function", envir = globalenv()) else na.action
+  out <- tryCatch(fun(data.frame(v = c(1, NA))), error = function(e) NULL)
+  inherits(attr(out, "na.action"), "exclude")
+}
+
+chunk_excluded <- function(data, i, template) {
+  list(list(n = nrow(data), omit = attr(chunk_model_frame(data, template), "na.action")))
+}
+
+# ---- terms whose parameters come from the data ----------------------------------
+
+# model.frame() evaluates a formula's terms on all rows, and a term whose
+# parameters come from the data (scale()'s center and scale, poly()'s
+# coefficients, the knots of splines::ns() and bs()) is written again for
+# prediction with them fixed (makepredictcall(), the terms' "predvars").  The
+# terms of a chunk source are built from chunk 1, so such a term would take
+# chunk 1's parameters and differ, silently, from the fit of all rows in
+# memory.  A variable is such a term when makepredictcall() rewrites its call
+# in an argument that the call (or the function's default) does not fix
+# (knots given in full are fixed); scale() always is, also written
+# base::scale(), which makepredictcall() does not rewrite.  Terms whose
+# parameters are moments, scale() and poly() of one variable, take them from
+# passes over every chunk (whole_data_terms()); any other is an error that
+# names the term and the arguments that would fix it.
+moment_terms <- function(terms, env) {
+  vars <- as.list(attr(terms, "variables"))[-1L]
+  pred <- as.list(attr(terms, "predvars"))[-1L]
+  specs <- list()
+  for (k in seq_along(vars)) {
+    call <- vars[[k]]
+    if (!is.call(call)) next
+    fun <- tryCatch(eval(call[[1L]], env), error = function(e) NULL)
+    spec <- if (identical(fun, base::scale)) scale_term(call, env)
+    if (is.null(spec) && !identical(call, pred[[k]])) {
+      taken <- data_arguments(call, pred[[k]], fun, env)
+      if (!length(taken)) next
+      spec <- if (identical(fun, stats::poly)) poly_term(call, env)
+      if (is.null(spec)) {
+        stop_arg("the term `", deparse1(call), "` of `formula` takes its ",
+                 paste0("`", taken, "`", collapse = " and "), " from the rows, and from a chunk ",
+                 "source it would take those of chunk 1 only: fix ",
+                 if (length(taken) > 1L) "them" else "it", " in the call",
+                 if (identical(fun, stats::poly)) ", or use `raw = TRUE`")
+      }
+    }
+    if (!is.null(spec) && spec$passes > 0) specs[[length(specs) + 1L]] <- c(spec, list(index = k))
+  }
+  specs
+}
+
+# The terms whose value on a row depends on the other rows even with their
+# parameters fixed for prediction (I(a - mean(a)), cut(a, 3), rank(a)):
+# model.frame() gives them no "predvars" of their own, and in chunks each
+# chunk's rows would make them.  Found as the variables whose values on chunk
+# 1's two halves apart differ from those on chunk 1 whole (its first 2000
+# rows: the check costs little whatever the chunk; the moment terms `skip`
+# aside, fixed later by whole_data_terms()); an error names the first.
+check_row_terms <- function(terms, first, env, skip) {
+  n <- min(nrow(first), 2000L)
+  if (n < 2L) return(invisible())
+  pred <- attr(terms, "predvars")
+  half <- seq_len(n %/% 2L)
+  values <- function(rows) tryCatch(eval(pred, first[rows, , drop = FALSE], env), error = function(e) NULL)
+  whole <- values(seq_len(n))
+  a <- values(half)
+  b <- values(seq(length(half) + 1L, n))
+  if (is.null(whole) || is.null(a) || is.null(b)) return(invisible())
+  for (k in setdiff(seq_along(whole), skip)) {
+    apart <- if (is.null(dim(whole[[k]]))) c(row_values(a[[k]]), row_values(b[[k]])) else {
+      rbind(row_values(a[[k]]), row_values(b[[k]]))
+    }
+    if (!isTRUE(all.equal(row_values(whole[[k]]), apart, tolerance = 1e-10, check.attributes = FALSE))) {
+      stop_arg("the term `", deparse1(pred[[k + 1L]]), "` of `formula` gives a row a value that ",
+               "depends on the other rows, and from a chunk source each chunk's rows would make it: ",
+               "give its parameters as numbers in the call, or compute the column before the fit")
+    }
+  }
+  invisible()
+}
+
+row_values <- function(v) {
+  if (is.factor(v)) return(as.character(v))
+  if (!is.null(dim(v))) return(matrix(unclass(v), nrow(v)))
+  as.vector(v)
+}
+
+# The arguments of `pred` (the call rewritten for prediction) whose values
+# the call `call` does not fix: neither given in it with that value nor, when
+# absent, the function's constant default.
+data_arguments <- function(call, pred, fun, env) {
+  matched <- function(cl) {
+    if (!is.function(fun) || is.primitive(fun)) return(cl)
+    tryCatch(match.call(fun, cl), error = function(e) cl)
+  }
+  given <- matched(call)
+  pred <- matched(pred)
+  positional <- function(cl) {
+    args <- as.list(cl)[-1L]
+    args[!nzchar(names(args) %||% rep("", length(args)))]
+  }
+  # a method that rewrites the call's positional arguments fixes nothing we can check
+  if (!identical(positional(pred), positional(given))) return("its arguments")
+  defaults <- if (is.function(fun)) formals(args(fun))
+  taken <- character()
+  for (a in setdiff(names(pred)[-1L], "")) {
+    if (identical(given[[a]], pred[[a]])) next
+    fixed <- if (a %in% names(given)) {
+      tryCatch(list(eval(given[[a]], env)), error = function(e) NULL)
+    } else if (a %in% names(defaults) && !is.language(defaults[[a]])) {
+      list(defaults[[a]])
+    }
+    if (is.null(fixed) || !same_value(fixed[[1L]], pred[[a]])) taken <- c(taken, a)
+  }
+  taken
+}
+
+same_value <- function(a, b) {
+  if (is.numeric(a) && is.numeric(b)) return(identical(as.double(unname(a)), as.double(unname(b))))
+  identical(unname(a), unname(b))
+}
+
+# scale(x, center, scale) as scale.default() computes it: a `center` or
+# `scale` of TRUE is taken from the data; NULL when neither is.
+scale_term <- function(call, env) {
+  args <- tryCatch(match.call(base::scale, call), error = function(e) NULL)
+  if (is.null(args)) return(NULL)
+  value <- function(a) if (is.null(args[[a]])) TRUE else tryCatch(eval(args[[a]], env), error = function(e) NULL)
+  center <- value("center")
+  scale <- value("scale")
+  if (is.null(center) || is.null(scale)) return(NULL)
+  if (!isTRUE(center) && !isTRUE(scale)) return(list(passes = 0))
+  list(kind = "scale", call = call, x = args$x, center = center, scale = scale, passes = 1)
+}
+
+# poly() of one variable with orthogonal polynomials (poly(x, degree)): its
+# coefficients, alpha and norm2, from degree + 1 passes (chunk_term_sums()).
+# NULL for poly() of several variables.
+poly_term <- function(call, env) {
+  args <- tryCatch(match.call(stats::poly, call), error = function(e) NULL)
+  if (is.null(args)) return(NULL)
+  extra <- setdiff(names(args)[-1L], c("x", "degree", "raw", "simple"))
+  dots <- as.list(args)[-1L][!nzchar(names(args)[-1L]) | names(args)[-1L] %in% extra]
+  degree <- tryCatch(eval(if (length(dots) == 1L) dots[[1L]] else args$degree %||% 1, env),
+                     error = function(e) NULL)
+  if (length(dots) > 1L || !is.numeric(degree) || length(degree) != 1L || is.na(degree) || degree < 1) {
+    return(NULL)
+  }
+  list(kind = "poly", call = call, x = args$x, degree = as.integer(degree), passes = as.integer(degree) + 1L)
+}
+
+term_passes <- function(specs) as.integer(max(0, vapply(specs, `[[`, 1, "passes")))
+
+# The template's terms with the parameters of its moment terms taken from
+# every chunk: pass 0 the count, mean and squared deviations of each term's
+# variable (scale()'s center and scale; poly()'s mean), pass j of poly()
+# the norm of its polynomial of degree j and the next alpha, by the
+# three-term recurrence of predict(<poly>) as poly() forms them with a QR.
+whole_data_terms <- function(src, template, progress = NULL) {
+  specs <- template$moments
+  if (!length(specs)) return(template)
+  state <- lapply(specs, function(spec) list())
+  for (pass in seq_len(template$term_passes) - 1L) {
+    sums <- map_chunks(src, chunk_term_sums, merge_term_sums, template = template, state = state,
+                       pass = pass, progress = progress, what = "computing the terms' parameters of")
+    state <- Map(next_term_state, specs, state, sums, pass)
+  }
+  pred <- attr(template$terms, "predvars")
+  for (j in seq_along(specs)) {
+    spec <- specs[[j]]
+    call <- spec$call
+    if (spec$kind == "scale") {
+      # as makepredictcall() writes a scale() term
+      if (isTRUE(spec$center)) call$center <- state[[j]]$center
+      if (isTRUE(spec$scale)) call$scale <- state[[j]]$scale
+    } else {
+      call$coefs <- list(alpha = state[[j]]$alpha, norm2 = state[[j]]$norm2)
+    }
+    pred[[spec$index + 1L]] <- call
+  }
+  attr(template$terms, "predvars") <- pred
+  template
+}
+
+# The sums of one chunk for each moment term active in this pass.
+chunk_term_sums <- function(data, i, template, state, pass) {
+  data <- na_columns(data, template)
+  lapply(seq_along(template$moments), function(j) {
+    spec <- template$moments[[j]]
+    if (pass >= spec$passes) return(NULL)
+    x <- eval(spec$x, data, globalenv())
+    if (!is.numeric(x)) stop("`", deparse1(spec$x), "` of the term `", deparse1(spec$call), "` must be numeric")
+    if (spec$kind == "poly" && anyNA(x)) stop("missing values are not allowed in 'poly'")
+    if (spec$kind == "poly" && NCOL(x) != 1L) {
+      stop("the term `", deparse1(spec$call), "` is a poly() of several variables: use `raw = TRUE`")
+    }
+    x <- as.matrix(x)
+    storage.mode(x) <- "double"
+    if (spec$kind == "scale" && !isTRUE(spec$center)) {
+      # squares about a center fixed by the call (0 when it is FALSE)
+      center <- if (isFALSE(spec$center)) rep(0, ncol(x)) else spec$center
+      return(list(w = colSums(!is.na(x)), ss = colSums(sweep(x, 2L, center)^2, na.rm = TRUE)))
+    }
+    if (pass == 0L) return(column_moments(x))
+    z <- poly_column(x[, 1L], state[[j]]$alpha, state[[j]]$norm2, pass)
+    list(s = sum(z^2), t = sum((x[, 1L] - state[[j]]$mean) * z^2))
+  })
+}
+
+# The count (w), mean and centred sum of squares of each column of x, NA
+# left out, as merge_stats() merges them.
+column_moments <- function(x) {
+  n <- colSums(!is.na(x))
+  mean <- ifelse(n > 0, colSums(x, na.rm = TRUE) / pmax(n, 1), 0)
+  list(w = n, mean = mean, m2 = colSums(sweep(x, 2L, mean)^2, na.rm = TRUE))
+}
+
+merge_term_sums <- function(a, b) {
+  Map(function(u, v) {
+    if (is.null(u)) return(NULL)
+    if (!is.null(u$mean)) merge_stats(u, v) else Map(`+`, u, v)
+  }, a, b)
+}
+
+# The polynomial of degree `degree` at x given alpha[1..degree] and
+# norm2[1..degree + 1], by the recurrence of predict(<poly>).
+poly_column <- function(x, alpha, norm2, degree) {
+  z0 <- rep(1, length(x))
+  z1 <- x - alpha[1L]
+  if (degree == 1L) return(z1)
+  for (i in seq(2L, degree)) {
+    z2 <- (x - alpha[i]) * z1 - (norm2[i + 1L] / norm2[i]) * z0
+    z0 <- z1
+    z1 <- z2
+  }
+  z1
+}
+
+# A term's parameters after a pass's merged sums.
+next_term_state <- function(spec, state, sums, pass) {
+  if (pass >= spec$passes) return(state)
+  if (spec$kind == "scale") {
+    n <- sums$w
+    if (isTRUE(spec$center)) {
+      state$center <- sums$mean
+      ss <- sums$m2
+    } else {
+      ss <- sums$ss
+    }
+    # scale.default(): the root mean square over n - 1
+    if (isTRUE(spec$scale)) state$scale <- sqrt(ss / pmax(1, n - 1))
+    return(state)
+  }
+  if (pass == 0L) {
+    return(list(mean = sums$mean, alpha = sums$mean, norm2 = c(1, sums$w)))
+  }
+  if (sums$s <= 0) stop_arg("the term `", deparse1(spec$call), "` of `formula`: `degree` must be less than ",
+                            "the number of unique points")
+  state$norm2 <- c(state$norm2, sums$s)
+  if (pass < spec$degree) state$alpha <- c(state$alpha, sums$t / sums$s + state$mean)
+  state
 }

@@ -395,3 +395,134 @@ test_that("workers get nothing of the caller's workspace, whatever its names (is
   expect_equal(unname(predict(fit, chunk_files(paths[1:2]))),
                unname(predict(ref, do.call(rbind, lapply(paths[1:2], readRDS)))), tolerance = 1e-9)
 })
+
+test_that("a classification fit sends the workers no frame of the calibration (issue 46)", {
+  skip_on_cran()
+  skip_if_not_installed("future.apply")
+  skip_unless_installed_build()
+  skip_on_covr()   # covr's instrumented functions alone exceed the cap
+  set.seed(209)
+  n <- 4000
+  dir <- new_tempdir()
+  paths <- file.path(dir, paste0("p", 1:3, ".rds"))
+  parts <- lapply(1:3, function(i) {
+    x <- matrix(rnorm(n * 12), n)
+    data.frame(x, y = factor(sample(c("a", "b", "c"), n, TRUE)), w = runif(n))
+  })
+  for (i in 1:3) saveRDS(parts[[i]], paths[i])
+  df <- do.call(rbind, parts)
+  ref <- quiet_boundary(rlsc(y ~ . - w, data = df, weights = w))
+  # the calibration's pass over the held-out rows sent its callers' frames
+  # to every worker (7.4 MiB a task here, where a task is about 25 KiB).
+  # (The cap is read when the plan is set.)
+  old <- options(future.globals.maxSize = 2e5)
+  on.exit(options(old), add = TRUE)
+  on.exit(future::plan("sequential"), add = TRUE)
+  future::plan("multisession", workers = 2)
+  fit <- quiet_boundary(rlsc(y ~ . - w, data = chunk_files(paths), weights = w))
+  expect_same_fit(fit, ref, tol = 1e-9)
+  expect_equal(unname(predict(fit, df[1:5, ], type = "class")), unname(predict(ref, df[1:5, ], type = "class")))
+})
+
+test_that("a formula's terms with parameters from the data take them from every chunk, or are refused (issue 46)", {
+  set.seed(210)
+  n <- 60
+  df <- data.frame(a = rnorm(n, 2), b = rnorm(n), c = runif(n, 10, 12))
+  df$y <- sin(df$a) + df$b + df$c / 4 + rnorm(n, sd = 0.1)
+  df$a[7] <- NA   # scale() leaves it out; the row is omitted from the fit
+  dir <- new_tempdir()
+  idx <- list(1:25, 26:40, 41:60)
+  paths <- file.path(dir, paste0("p", 1:3, ".rds"))
+  for (i in 1:3) saveRDS(df[idx[[i]], ], paths[i])
+  sources <- list(files = chunk_files(paths),
+                  frames = chunk_source(rev(idx), function(i) df[i, , drop = FALSE]))
+  new <- data.frame(a = c(0, 2, 5), b = c(-1, 0, 2), c = c(10, 11, 13))
+  formulas <- list(y ~ poly(b, 3) + c, y ~ poly(c, degree = 4) + stats::poly(b, 2),
+                   y ~ scale(a) + b, y ~ scale(a, scale = FALSE) + scale(c, center = FALSE),
+                   y ~ scale(a, center = 1) + scale(cbind(b, c)), scale(y) ~ a + b,
+                   y ~ splines::ns(a, knots = c(1, 2), Boundary.knots = c(-2, 6)) + poly(b, 2, raw = TRUE))
+  for (f in formulas) {
+    ref <- rlsc_short(f, data = df, lambda = c(10, 1, 0))
+    # the in-memory fit is least squares at lambda = 0 (stats::lm())
+    expect_equal(unname(coef(ref, lambda = 0)), unname(coef(lm(f, data = df))), tolerance = 1e-8,
+                 info = deparse1(f))
+    for (s in names(sources)) {
+      info <- paste(deparse1(f), s)
+      fit <- rlsc_short(f, data = sources[[s]], lambda = c(10, 1, 0))
+      expect_same_fit(fit, ref, info = info)
+      expect_equal(predict(fit, new, lambda = 1), predict(ref, new, lambda = 1), tolerance = 1e-10,
+                   info = info)
+    }
+  }
+  # (on main, poly(b, 3) predicted 0.3 off the in-memory fit: chunk 1's coefficients)
+  # base::scale() is scale() (which model.frame() does not fix for new data
+  # in memory: its predictions scale new rows by their own moments)
+  fit <- rlsc_short(y ~ base::scale(a) + b, data = sources$files, lambda = 1)
+  expect_same_fit(fit, rlsc_short(y ~ base::scale(a) + b, data = df, lambda = 1))
+  expect_equal(predict(fit, new), predict(rlsc_short(y ~ scale(a) + b, data = df, lambda = 1), new),
+               tolerance = 1e-10)
+  # terms whose parameters are no moments: an error naming the term and the remedy
+  expect_error(rlsc(y ~ splines::ns(a, 3) + b, data = sources$files),
+               "term `splines::ns\\(a, 3\\)` of `formula` takes its `knots` and `Boundary.knots` from the rows.*fix them in the call")
+  expect_error(rlsc(y ~ splines::bs(b, df = 5), data = sources$files),
+               "term `splines::bs\\(b, df = 5\\)`.*`knots` and `Boundary.knots`")
+  expect_error(rlsc(y ~ poly(b, c, degree = 2), data = sources$files),
+               "term `poly\\(b, c, degree = 2\\)` of `formula` takes its `coefs`.*or use `raw = TRUE`")
+  # terms whose value on a row depends on the other rows with no parameters
+  # to fix (model.frame() keeps no predvars for them): an error too
+  for (term in c("I(a - mean(a, na.rm = TRUE))", "cut(b, 3)", "rank(b)")) {
+    expect_error(rlsc(stats::as.formula(paste("y ~ c +", term)), data = sources$files),
+                 paste0("term `", gsub("([().^])", "\\\\\\1", term),
+                        "` of `formula` gives a row a value that depends on the other rows"), info = term)
+  }
+  # fixed in the call, they fit as in memory
+  f <- y ~ splines::bs(b, knots = c(-0.5, 0.5), Boundary.knots = c(-4, 4)) + poly(b, c, degree = 2, raw = TRUE)
+  expect_same_fit(rlsc_short(f, data = sources$files, lambda = 1), rlsc_short(f, data = df, lambda = 1))
+})
+
+test_that("na.exclude pads a chunked fit's outputs, and unused levels stay in its classes, as in memory (issue 46)", {
+  set.seed(211)
+  n <- 60
+  df <- data.frame(a = rnorm(n), b = rnorm(n))
+  df$y <- df$a + df$b + rnorm(n)
+  df$g <- factor(ifelse(df$a + rnorm(n) > 0, "u", "v"), levels = c("u", "v", "w"))
+  df$o <- factor(df$g, levels = c("w", "v", "u"), ordered = TRUE)
+  df$a[c(5, 33)] <- NA
+  df$b[50] <- NA
+  dir <- new_tempdir()
+  paths <- file.path(dir, paste0("p", 1:3, ".rds"))
+  idx <- list(1:20, 21:45, 46:60)
+  for (i in 1:3) saveRDS(df[idx[[i]], ], paths[i])
+  ref <- quiet_boundary(rlsc(y ~ a + b, data = df, na.action = na.exclude))
+  fit <- quiet_boundary(rlsc(y ~ a + b, data = chunk_files(paths), na.action = na.exclude))
+  # (a chunked fit's outputs have no row names)
+  expect_length(loo_predict(fit), 60)   # 57 before: the excluded rows were dropped
+  for (out in c("loo_predict", "fitted", "residuals", "hatvalues")) {
+    expect_equal(get(out)(fit), unname(get(out)(ref)), tolerance = 1e-10, info = out)
+  }
+  expect_identical(which(is.na(loo_predict(fit))), c(5L, 33L, 50L))
+  # as a string too, and na.omit drops them as in memory
+  fit <- quiet_boundary(rlsc(y ~ a + b, data = chunk_files(paths), na.action = "na.exclude"))
+  expect_equal(loo_predict(fit), unname(loo_predict(ref)), tolerance = 1e-10)
+  expect_equal(unname(loo_predict(quiet_boundary(rlsc(y ~ a + b, data = chunk_files(paths))))),
+               unname(loo_predict(quiet_boundary(rlsc(y ~ a + b, data = df)))), tolerance = 1e-10)
+  # a level without rows, given in `levels`: dropped from the fit with a
+  # warning, kept in the class predictions; an ordered response stays ordered
+  for (resp in c("g", "o")) {
+    f <- stats::as.formula(paste(resp, "~ b"))
+    levs <- stats::setNames(list(levels(df[[resp]])), resp)
+    expect_warning(ref <- quiet_boundary(rlsc(f, data = df)), "dropping empty level")
+    expect_warning(fit <- quiet_boundary(rlsc(f, data = chunk_source(paths, readRDS, levels = levs))),
+                   "dropping empty level")
+    new <- df[c(1:4, 51:54), ]
+    expect_identical(predict(fit, new, type = "class"), predict(ref, new, type = "class"))
+    expect_identical(levels(predict(fit, new, type = "class")), levels(df[[resp]]))
+  }
+  # the matrix interface likewise
+  x <- cbind(b = df$b[-50])
+  ref <- suppressWarnings(rlsc_short(x, df$g[-50]))
+  fit <- suppressWarnings(rlsc_short(chunk_source(list(1:30, 31:59), function(i) list(x = x[i, , drop = FALSE], y = df$g[-50][i]),
+                                                  levels = list(y = c("u", "v", "w")))))
+  expect_identical(predict(fit, x[1:5, , drop = FALSE], type = "class"),
+                   predict(ref, x[1:5, , drop = FALSE], type = "class"))
+})
