@@ -96,8 +96,11 @@ test_that("classification: logistic_reg() and multinom_reg() give RLSC's classes
   expect_equal(unname(as.matrix(prob)), unname(predict(at2, new, type = "prob")), tolerance = 1e-8)
   expect_equal(rowSums(prob), rep(1, 5), tolerance = 1e-12)
   mp <- parsnip::multi_predict(fl, new, type = "prob", penalty = c(2, 20))
-  # other penalties: the decision values exactly, through the one map calibrated at the fit's
+  # other penalties: the probabilities of a fit at that penalty (issue 46)
   expect_equal(unlist(mp$.pred[[3]][2, -1]), predict(at2, new[3, ], lambda = 20, type = "prob")[1, ],
+               tolerance = 1e-8, ignore_attr = TRUE)
+  expect_equal(unlist(mp$.pred[[3]][2, -1]),
+               predict(rlsc(Species ~ ., data = iris, lambda = 20), new[3, ], type = "prob")[1, ],
                tolerance = 1e-8, ignore_attr = TRUE)
   mc <- parsnip::multi_predict(fl, new, penalty = c(2, 20))
   expect_identical(mc$.pred[[2]]$.pred_class,
