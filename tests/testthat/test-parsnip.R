@@ -229,3 +229,23 @@ test_that("rlsc_train() sets sigma in Nystrom kernels and keeps exact kernels' e
   direct <- rlsc(x, mtcars$mpg, kernel = kernel_rbf(sigma = 3), lambda = 0.2)
   expect_equal(predict(ex, x[1:3, ], lambda = 0.2), predict(direct, x[1:3, ]), tolerance = 1e-9)
 })
+
+test_that("tune_grid() gives fit_resamples()'s probability metrics at every penalty (issue 46)", {
+  need_tidymodels()
+  # tune_grid() fits each resample once and predicts the other penalties by
+  # multi_predict(): the probabilities there were sent through the map of
+  # the fitted penalty (mn_log_loss 0.272 against fit_resamples()'s 0.252)
+  set.seed(1)
+  folds <- rsample::vfold_cv(iris, v = 3, strata = Species)
+  mets <- yardstick::metric_set(yardstick::mn_log_loss, yardstick::roc_auc, yardstick::accuracy)
+  spec <- parsnip::set_engine(parsnip::multinom_reg(penalty = tune::tune()), "rlsc")
+  grid <- data.frame(penalty = c(0.01, 1, 100))
+  tuned <- tune::collect_metrics(tune::tune_grid(spec, Species ~ ., resamples = folds, grid = grid,
+                                                 metrics = mets))
+  for (p in grid$penalty) {
+    one <- parsnip::set_engine(parsnip::multinom_reg(penalty = p), "rlsc")
+    each <- tune::collect_metrics(tune::fit_resamples(one, Species ~ ., resamples = folds, metrics = mets))
+    at <- tuned[tuned$penalty == p, ]
+    expect_equal(at$mean[match(each$.metric, at$.metric)], each$mean, tolerance = 1e-8, info = p)
+  }
+})
