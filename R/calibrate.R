@@ -51,8 +51,8 @@ calibrate_fit <- function(fit, spec) {
   lambdas <- unique(list(lambda_value(fit, "lambda_min"), lambda_value(fit, "lambda_1se")))
   fit$calibration <- list(K = spec$calibration_folds, at = list())
   maps <- calibration_maps(fit, lambdas)
-  list(K = spec$calibration_folds,
-       at = Map(function(l, m) list(lambda = unname(l), map = m), lambdas, maps))
+  fit$calibration$at <- Map(function(l, m) list(lambda = unname(l), map = m), lambdas, maps)
+  fit$calibration
 }
 
 # The maps at each of the list `lambdas` (values of lambda_value()): the
@@ -148,13 +148,13 @@ crossfit_folds <- function(object, rows) {
 # Folds dealt by class: the rows of positive weight `w`, class by class,
 # then the others, deal the folds in turn, so that every fold holds each
 # class's count of rows of positive weight within one, and rows of weight 0
-# move no other row's fold.  Within a class the rows go in an order
-# shuffled by a fixed seed (with_seed(), which leaves the caller's random
-# numbers as they were): the same rows give the same folds at every call;
-# dealt in the rows' own order, they lined up with any structure of period
-# K in it (5 conditions per subject, row after row, made each fold one
-# condition, and weights of 0 on every other row left two of 4 folds
-# without a row of positive weight).
+# added after the others move no fold.  Within a class the rows go in an
+# order shuffled by a fixed seed (with_seed(), which leaves the caller's
+# random numbers as they were): the same rows in the same order get the
+# same folds at every call; dealt in the rows' own order, they lined up
+# with any structure of period K in it (5 conditions per subject, row after
+# row, made each fold one condition, and weights of 0 on every other row
+# left two of 4 folds without a row of positive weight).
 dealt_folds <- function(nfold, strata, w) {
   n <- length(strata)
   shuffle <- with_seed(20261128L, stats::runif(n))
