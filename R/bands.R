@@ -219,8 +219,6 @@ fit_bands <- function(data, spec, call) {
     # ridge) the fit is a kernel fit of that kernel and the chosen candidate's table
     best$setting <- spec$kernel
     best$tables <- best$tables[chosen]
-    # the chosen candidate's fold engines calibrate probabilities (calibrate_fit())
-    search$fold_engines <- function(kern, fold, nfold, sd, moments = NULL) search$candidate_folds(chosen, fold, nfold)
     fit <- new_fit(call, best, search, spec)
     nt <- ncol(fit$y)
     scores <- matrix(best$scores, ncol = 1L)
@@ -343,19 +341,9 @@ band_search <- function(data, spec) {
     }
     lambda <- spec$lambda %||% if (spec$crit$per_response) band_default_grid(build(0L)$engine, data, spec, what)
   }
-  # the fold engines of candidate j for other folds (calibration)
-  candidate_folds <- function(j, fold, nfold) {
-    if (!is.null(spec$kernel)) {
-      kernel <- band_kernel(spec$kernel, bands, bands$candidates[j, ], rows, sd, spec$intercept, groups)
-      return(dual_fold_builder(kernel, rows, fold, spec, sd))
-    }
-    scale <- band_scale(bands, bands$candidates[j, ], sd)
-    if (form == "primal") return(primal_fold_engines(with_folds(data, fold), spec, nfold, scale))
-    dual_fold_builder(kernel_linear(), all_rows(data), fold, spec, scale)
-  }
   list(settings = as.list(seq_len(nrow(bands$candidates))), grid = NULL, form = form, sd = sd,
        data = data, mom = pass$mom, build = build, build_batch = build_batch, lambda = lambda, bands = bands,
-       candidate_folds = candidate_folds, what = what)
+       what = what)
 }
 
 # The default grid of a banded fit: that of the unweighted columns' engine,

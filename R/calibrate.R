@@ -1,9 +1,9 @@
 # Class probabilities of a classification fit (DESIGN.md, section 4): a
-# monotone multinomial logistic map of the decision values, fitted on exact
-# K-fold held-out decision values, so that the map never sees the label of a
-# row through that row's own decision value.  (Fitted on the LOO values, as
-# before, it learnt their anti-correlation with the labels at small lambda:
-# on pure noise every LOO probability "predicted" its own class.)
+# monotone multinomial logistic map of the decision values, fitted on the
+# exact leave-one-out decision values at the lambda asked for, so that the
+# map never sees the label of a row through that row's own decision value,
+# and so that the probabilities at any lambda are those of a fit made at
+# that lambda (tidymodels fits once and predicts at every penalty).
 #
 # The map: for K classes, eta_k = a_k + b_k f_k with f_k the decision value of
 # class k (its one-vs-all column) and b_k >= 0, p = softmax(eta), a_1 = 0;
@@ -12,169 +12,155 @@
 # p_2 = plogis(a + b f) with b >= 0.  The targets are Platt's, (N_k + 1) /
 # (N_k + 2) for the row's own class and the rest shared by the others (N_k
 # the rows of class k the map is fitted on), which keep the map finite when
-# the held-out values separate the classes.  Rows weigh their observation
-# weights without the class weights: the probabilities are those of the
-# classes as they occur, not as `class_weights` reweighs them.
+# the values separate the classes.  Rows weigh their observation weights
+# without the class weights: the probabilities are those of the classes as
+# they occur, not as `class_weights` reweighs them.  Rows of weight 0 and
+# rows whose LOO value is undefined (NA: leverage 1) drop out.
 #
-# At fit time (calibrate_fit(), called by new_fit()) the held-out values come
-# from the package's K-fold machinery (kfold.R: fold engines from merged fold
-# moments in the primal form, a dual engine per fold; no refits): the fit's
-# own folds for cv = K, else `calibration_folds` folds stratified by class,
-# dealt in turn (dealt_folds(); a chunk source's rows take the folds in turn
-# within each chunk).  The fit
-# keeps, at lambda_min and lambda_1se, the map fitted on every row's held-out
-# value, which predict(type = "prob") applies, and the held-out values, from
-# which loo_predict(type = "prob") fits the K maps without each fold and
-# sends each row's LOO value through the map that did not see the row's fold
-# (cross-fitting).
+# The values (calibration_rows()): each row's exact LOO decision values,
+# f_{-i}(x_i) = ybar_{-i} + s_i, with the intercept of all rows, ybar, in
+# place of the LOO model's own, ybar_{-i} = ybar - w_i (y_i - ybar) /
+# (sum(w) - w_i): s_i comes from the other rows alone, and ybar is one
+# number for every row, so the values never saw their own labels.  The
+# LOO model's own intercept moves away from the row's class (the row's
+# label left out of the mean), the more the larger lambda: as lambda grows
+# the LOO values tend to ybar_{-i}, perfectly anti-correlated with the
+# labels, while the decision values still rank the classes (towards the
+# nearest-centroid rule) by deviations of order 1 / lambda.  A monotone map
+# of the raw LOO values then has slope 0 and gives the class shares (iris
+# at 10 times the grid's largest lambda: test log loss 1.10 against 0.17).
+# (K-fold held-out values, which the package used before, need one
+# decomposition per fold; folds stratified by class move the intercept by
+# less, not by nothing.)
+#
+# The maps at lambda_min and lambda_1se are fitted when fitting and kept in
+# the fit (calibrate_fit()); a map at any other lambda is fitted when asked
+# (calibration_maps(): one pass over the rows for all the lambdas asked at
+# once), from the same values and the same start, so it is the map a fit at
+# that lambda keeps.  Cross-fitted LOO probabilities (loo_predict(type =
+# "prob")) send each row's value through the map fitted without its fold,
+# the folds dealt by class by one rule for every data source
+# (crossfit_folds(), dealt_folds()).
 
-# The calibration of a fit: NULL (regression, or calibration_folds = 0), or
-# list(K, foldid (memory) or NULL (the chunks' rule), at = list of list(lambda,
-# full, held)).  `fold_engines(fold, K, moments)` builds the chosen setting's
-# fold engines for fold labels `fold` (NULL: the chunks' rule), from the
-# folds' `moments` when pass 1 kept them (NULL: a pass of its own).
-calibrate_fit <- function(best, spec, data, sel, fold_engines) {
-  if (data$resp$type != "classification" || !spec$calibration) return(NULL)
-  if (spec$cv$type == "kfold") {
-    nfold <- spec$cv$K
-    fold <- data$rows$fold
-    engines <- best$folds
-  } else {
-    nfold <- min(spec$calibration_folds, best$npos)
-    # (the folds' moments from pass 1, where it kept them: with_calibration_folds())
-    kept <- identical(data$calibration_folds, nfold)
-    fold <- if (data$kind == "memory") {
-      if (kept) data$rows$fold else calibration_fold_labels(data, nfold)
-    }
-    engines <- fold_engines(fold, nfold, if (kept) best$calibration)
+# The calibration of a fit, when fitting: NULL (regression, or
+# calibration_folds = 0), or list(K, the folds of cross-fitted LOO
+# probabilities, at = list of list(lambda, map)), the maps of lambda_min and
+# lambda_1se (each response column at its own lambda with per_response).
+calibrate_fit <- function(fit, spec) {
+  if (fit$type != "classification" || !spec$calibration) return(NULL)
+  lambdas <- unique(list(lambda_value(fit, "lambda_min"), lambda_value(fit, "lambda_1se")))
+  fit$calibration <- list(K = spec$calibration_folds, at = list())
+  maps <- calibration_maps(fit, lambdas)
+  fit$calibration$at <- Map(function(l, m) list(lambda = unname(l), map = m), lambdas, maps)
+  fit$calibration
+}
+
+# The maps at each of the list `lambdas` (values of lambda_value()): the
+# fit's own where it keeps them, the others fitted from the values of one
+# pass over the rows (in batches of lambdas of at most about 1e7 values);
+# or an error that says why the fit has no probabilities.
+calibration_maps <- function(object, lambdas) {
+  check_calibrated(object)
+  maps <- lapply(lambdas, stored_map, object = object)
+  todo <- which(vapply(maps, is.null, NA))
+  if (!length(todo)) return(maps)
+  k <- length(object$classes)
+  single <- all(lengths(lambdas[todo]) == 1L)
+  size <- max(1, floor(1e7 / (max(object$nobs, 1) * ncol(object$y))))
+  batches <- if (single) split(todo, ceiling(seq_along(todo) / size)) else as.list(todo)
+  for (b in batches) {
+    outs <- if (single) path_outputs_at(object, unlist(lambdas[b])) else list(fit_outputs(object, lambdas[[b]]))
+    for (j in seq_along(b)) maps[[b[j]]] <- fit_map(calibration_rows(object, outs[[j]]), k)[c("a", "b")]
   }
-  if (data$kind == "memory") data$rows$fold <- fold
-  k <- length(data$resp$classes)
-  cw <- data$template$class_weights
-  # the maps of lambda_min and lambda_1se (each response column at its own
-  # lambda with per_response, else all at one), and maps at about 11 values
-  # evenly spaced along the grid, for probabilities at other lambdas
-  # (interpolated_map()): all from one pass over the held-out rows
-  lambdas <- unique(list(best$path$lambda[sel$index_min], best$path$lambda[sel$index_1se]))
-  path <- best$path$lambda
-  at <- path[unique(round(seq(1, length(path), length.out = min(11L, length(path)))))]
-  grid <- sort(unique(c(unlist(lambdas), at)), decreasing = TRUE)
-  chosen <- lapply(lambdas, function(l) match(rep_len(l, ncol(data$resp$y0)), grid))
-  held <- vector("list", length(lambdas))
-  maps <- list()
-  last <- NULL
-  each_heldout(engines, data, grid, nfold, cw, function(j, rows) {
-    for (e in seq_along(chosen)) {
-      cols <- which(chosen[[e]] == j)
-      if (!length(cols)) next
-      h <- held[[e]] %||% c(list(f = matrix(NA_real_, nrow(rows$f), ncol(rows$f))), rows[-1L])
-      h$f[, cols] <- rows$f[, cols]
-      held[[e]] <<- h
-    }
-    # (in decreasing lambda, each map started from the one before; to the
-    # tolerance of fold_maps(), 1e-8 in the gradient: these maps serve the
-    # probabilities at other lambdas, interpolated, as the fold maps serve
-    # LOO probabilities; lambda_min's and lambda_1se's are fitted to 1e-11)
-    if (grid[j] %in% at) {
-      last <<- fit_map(rows, k, last, tol = 1e-8)
-      maps[[length(maps) + 1L]] <<- last
-    }
+  maps
+}
+
+# The LOO values, responses and weights of the fit's rows at each of the
+# single values `lambda`, from one pass: a list of list(loo, y, weights).
+path_outputs_at <- function(object, lambda) {
+  path <- engine_path(object$engine, object$data, lambda, keep = TRUE, columns = FALSE)
+  n <- dim(path$loo)[1L]
+  lapply(seq_along(lambda), function(j) {
+    list(loo = matrix(path$loo[, , j], n), y = path$y, weights = path$weights)
   })
-  list(K = nfold, foldid = fold,
-       at = Map(function(l, h) fit_calibration(h, k, l, nearest_map(at, maps, l)), lambdas, held),
-       path = list(lambda = at, maps = lapply(maps, `[`, c("a", "b"))))
 }
 
-# The folds' held-out decision values at each lambda of `grid` (in batches of
-# lambdas of at most about 1e7 numbers): visit(j, rows) gets, for grid[j],
-# list(f, code, w, fold, nfold) of the rows of every fold, fold by fold:
-# their decision values (n x T), classes, observation weights without the
-# class weights, and folds (of 1..nfold).  The folds' rows are bound once a
-# batch, not once a lambda (that and the slices per fold were 30 ms of R a
-# 10-class fit of 5000 rows).
-each_heldout <- function(engines, data, grid, nfold, cw, visit) {
-  n <- if (data$kind == "memory") nrow(data$rows$y) else sum(data$counts$n)
-  nt <- ncol(data$resp$y0)
-  batch <- max(1L, floor(1e7 / (max(n, 1) * nt)))
-  rows <- NULL
-  for (b in split(seq_along(grid), ceiling(seq_along(grid) / batch))) {
-    parts <- kfold_paths(engines, data, grid[b], TRUE, TRUE, nfold, columns = FALSE)
-    # (the classes, weights and folds of the rows are the same at every lambda)
-    rows <- rows %||% list(
-      code = unlist(lapply(parts, function(p) class_codes(p$y))),
-      w = unlist(lapply(parts, function(p) observation_weights(p$weights, p$y, cw))),
-      fold = rep(seq_along(parts), vapply(parts, function(p) length(p$weights), 1L)), nfold = length(parts))
-    # n x (T x lambdas), each fold's rows filled in place (a matrix() of
-    # each fold's values and their rbind() copied every value twice)
-    f <- matrix(0, length(rows$fold), nt * length(b))
-    at <- 0L
-    for (p in parts) {
-      k <- nrow(p$loo)
-      if (k) f[at + seq_len(k), ] <- p$loo
-      at <- at + k
-    }
-    for (j in seq_along(b)) visit(b[j], c(list(f = f[, (j - 1L) * nt + seq_len(nt), drop = FALSE]), rows))
+# The map the fit keeps at `lambda`, or NULL.
+stored_map <- function(object, lambda) {
+  for (entry in object$calibration$at) {
+    if (identical(as.double(entry$lambda), as.double(lambda))) return(entry$map)
   }
+  NULL
 }
 
-# The calibration's folds of rows in memory: each class's rows of positive
-# weight `w`, then its others, deal the folds in turn, continuing from class
-# to class, so that every fold holds each class's count of rows of positive
-# weight within one (a chunk source's rows deal theirs in turn within each
-# chunk).  Within a class the rows go in an order shuffled by a fixed seed
-# (with_seed(), which leaves the caller's random numbers as they were): in
-# a primal fit the whole data's moments are the folds' merged
-# (with_calibration_folds()), and folds drawn from the caller's stream would
-# move a fit's numbers, its leave-one-out path too, in their last bits from
-# one call to the next; dealt in the rows' own order, they lined up with any
-# structure of period K in it (5 conditions per subject, row after row, made
-# each fold one condition, and weights of 0 on every other row left two of
-# 4 folds without a row of positive weight).
+# An error unless the fit has probabilities.
+check_calibrated <- function(object) {
+  if (!is.null(object$calibration)) return(invisible())
+  if (inherits(object, "rlsc_banded_fit") && object$type == "classification") {
+    stop_arg("this banded fit has no probabilities: each class column has its own band weights; ",
+             "refit with `per_response` = FALSE (one weighting for all classes)")
+  }
+  stop_arg("this fit has no probabilities: it was fitted with `calibration_folds` = 0; ",
+           "refit with `calibration_folds` = 5 (the default)")
+}
+
+# What a map is fitted on, from a fit's outputs at one lambda (fit_outputs(),
+# path_outputs_at()): list(f, code, w), each row's LOO decision values with
+# the intercept of all rows (see above), its class and its observation
+# weight.
+calibration_rows <- function(object, out) {
+  f <- out$loo
+  w <- out$weights
+  if (object$intercept) {
+    total <- sum(w)
+    ybar <- colSums(w * out$y) / total
+    f <- f + (w / (total - w)) * (out$y - rep_each(ybar, nrow(out$y)))
+  }
+  list(f = f, code = class_codes(out$y), w = observation_weights(w, out$y, object$data$template$class_weights))
+}
+
+# Cross-fitted probabilities of the fit's rows (`rows`, calibration_rows()):
+# each row's values through the map fitted without its fold (started from
+# `map`, the map of every row).  A fold is left out by weighing its rows 0
+# (fit_map() reads no row of weight 0), not by a copy of the other rows.
+crossfit_probabilities <- function(object, rows, map) {
+  k <- length(object$classes)
+  fold <- crossfit_folds(object, rows)
+  p <- matrix(NA_real_, nrow(rows$f), k, dimnames = list(rownames(rows$f), object$classes))
+  for (j in seq_len(max(fold, 0L))) {
+    out <- fold == j
+    w <- rows$w
+    w[out] <- 0
+    fold_map <- fit_map(list(f = rows$f, code = rows$code, w = w), k, map)
+    p[out, ] <- class_probabilities(object, rows$f[out, , drop = FALSE], fold_map)
+  }
+  p
+}
+
+# The folds of cross-fitted LOO probabilities: `calibration_folds` (at most
+# the rows of positive weight) dealt by class (dealt_folds()) from the rows'
+# classes and weights as every data source reads them, so that a chunk
+# source's rows get the folds of the same rows in memory.
+crossfit_folds <- function(object, rows) {
+  dealt_folds(min(object$calibration$K, sum(rows$w > 0)), rows$code, rows$w)
+}
+
+# Folds dealt by class: the rows of positive weight `w`, class by class,
+# then the others, deal the folds in turn, so that every fold holds each
+# class's count of rows of positive weight within one, and rows of weight 0
+# added after the others move no fold.  Within a class the rows go in an
+# order shuffled by a fixed seed (with_seed(), which leaves the caller's
+# random numbers as they were): the same rows in the same order get the
+# same folds at every call; dealt in the rows' own order, they lined up
+# with any structure of period K in it (5 conditions per subject, row after
+# row, made each fold one condition, and weights of 0 on every other row
+# left two of 4 folds without a row of positive weight).
 dealt_folds <- function(nfold, strata, w) {
   n <- length(strata)
   shuffle <- with_seed(20261128L, stats::runif(n))
   fold <- integer(n)
-  fold[order(strata, !(w > 0), shuffle)] <- rep_len(seq_len(nfold), n)
+  fold[order(!(w > 0), strata, shuffle)] <- rep_len(seq_len(nfold), n)
   fold
-}
-
-# The calibration's `nfold` fold labels of data in memory: dealt by class,
-# the rows' weights those with the class weights, as pass 1 counts them
-# (with_calibration_folds() before pass 1, calibrate_fit() where pass 1 kept
-# no folds).
-calibration_fold_labels <- function(data, nfold) {
-  dealt_folds(nfold, class_codes(data$rows$y), all_rows(data)$w)
-}
-
-# The path map nearest to (the first of) `lambda` in log(lambda): a start
-# for the map there.
-nearest_map <- function(at, maps, lambda) {
-  maps[[which.min(abs(log(pmax(at, 1e-300)) - log(max(lambda[1L], 1e-300))))]]
-}
-
-# The map at a lambda between those of the path (calibrate_fit()): the parameters
-# interpolated linearly in log(lambda) (lambda = 0, the end of a grid that
-# reaches least squares, counts as one step beyond its neighbour); beyond the
-# ends, the end's map.  Each map interpolated is fitted on held-out values,
-# so the interpolated one never saw a row's own label either.
-interpolated_map <- function(path, lambda) {
-  at <- path$lambda
-  if (!any(at > 0)) return(path$maps[[1L]])   # a grid of lambda = 0 alone: its one map
-  pos <- log(at)
-  if (any(at == 0)) {
-    positive <- pos[at > 0]
-    step <- if (length(positive) > 1L) abs(diff(positive[1:2])) else 1
-    pos[at == 0] <- min(positive) - step
-  }
-  x <- if (lambda > 0) log(lambda) else min(pos)
-  if (x >= max(pos)) return(path$maps[[which.max(pos)]])
-  if (x <= min(pos)) return(path$maps[[which.min(pos)]])
-  hi <- which(pos >= x)[which.min(pos[pos >= x])]
-  lo <- which(pos <= x)[which.max(pos[pos <= x])]
-  if (hi == lo) return(path$maps[[hi]])
-  t <- (x - pos[lo]) / (pos[hi] - pos[lo])
-  mix <- function(field) (1 - t) * path$maps[[lo]][[field]] + t * path$maps[[hi]][[field]]
-  list(a = mix("a"), b = mix("b"))
 }
 
 # Weights without the class weights (rows of a class weighing 0 drop out).
@@ -184,51 +170,34 @@ observation_weights <- function(w, y, cw) {
   ifelse(share > 0, w / share, 0)
 }
 
-# The map on every fold's held-out values; the K maps without each fold
-# are fitted when loo_predict() asks for them, from the held-out values kept
-# (every fold's rows' decision values, classes, weights and folds, from
-# each_heldout(): n x T numbers, as many as the response), so that fitting
-# costs one map per lambda, not K + 1.
-fit_calibration <- function(held, k, lambda, start = NULL) {
-  list(lambda = lambda, full = fit_map(held, k, start)[c("a", "b")], held = held)
-}
-
-# The K maps fitted without each fold, started from the full map (a looser
-# tolerance: they serve LOO probabilities, whose folds' maps differ more).
-# A fold is left out by weighing its rows 0 (fit_map() reads no row of
-# weight 0), not by a copy of the other folds' rows.
-fold_maps <- function(entry, k) {
-  held <- entry$held
-  lapply(seq_len(held$nfold), function(j) {
-    w <- held$w
-    w[held$fold == j] <- 0
-    fit_map(list(f = held$f, code = held$code, w = w), k, entry$full, tol = 1e-8)
-  })
-}
-
 # The monotone multinomial map of decision values `f` (n x T), classes `code`
 # (1..k) and weights `w`: list(a, b, theta), a and b k values each (a_1 = 0;
 # for two classes b_1 = 0 and b_2 the slope of the one column), minimizing the weighted
 # cross-entropy against Platt's targets under b >= 0: a convex problem of
 # 2k - 1 parameters, solved by projected Newton steps (c_softmax_fit()) on
 # columns centred at their weighted means and scaled by their weighted
-# standard deviations, in O(n k^2) per step; `theta`, the parameters on those
-# columns, serves as the start of the next lambda's map (`start`: a map,
-# with or without its theta).  (Scaled by their largest magnitudes
-# alone, the columns of the largest lambdas, an intercept's -0.8 and
-# deviations of 1e-4, made the slopes collinear with the intercepts and
-# thousands strong: each map took 7 or 8 Newton steps, a neighbour's map was
-# a poor start, and the maps were half the cost of a 10-class fit.)
+# standard deviations, in O(n k^2) per step, to a projected gradient below
+# `tol`; `theta` the parameters on those columns.  `start`, a map (a, b),
+# starts a fold's map of cross-fitted probabilities from the map of every
+# row.  (Scaled by their largest magnitudes alone, columns of large
+# lambdas, an intercept's -0.8 and deviations of 1e-4, made the slopes
+# collinear with the intercepts and thousands strong.)
 # Rows of weight 0 or with a value missing drop out by weighing 0: nothing
 # of such a row counts in the C, which centres and scales the values as it
 # reads them, so `f` is never copied (its copies, centred and scaled, were
-# a millisecond of each map of 5000 rows and 10 classes).
+# a millisecond of each map of 5000 rows and 10 classes).  Without a row
+# of positive weight and values (every LOO value undefined) the map has
+# no slopes: the class shares of the rows of positive weight.
 fit_map <- function(held, k, start = NULL, tol = 1e-11) {
   hold_blas_threads()   # once for all its evaluations (outside a fit: loo_predict())
   w <- held$w
   keep <- w > 0
   if (anyNA(held$f)) keep <- keep & stats::complete.cases(held$f)
-  if (!any(keep)) return(list(a = numeric(k), b = numeric(k), theta = NULL))
+  if (!any(w > 0)) return(list(a = numeric(k), b = numeric(k), theta = NULL))
+  if (!any(keep)) {
+    held$f[] <- 0
+    keep <- w > 0
+  }
   w[!keep] <- 0
   w <- w / sum(w)
   code <- as.integer(held$code)
@@ -262,16 +231,11 @@ fit_map <- function(held, k, start = NULL, tol = 1e-11) {
     a <- c(0, theta[seq_len(na)]) - b * m
     list(a = a - a[1L], b = b, theta = theta)
   }
-  # the start: a neighbouring lambda's map, on the centred, scaled columns
-  # (where lambda is large the decision values' deviations shrink as
-  # 1 / lambda, and there the map barely moves from one lambda to the next);
-  # else the intercepts of the class shares, and unit slopes on the scaled
-  # values: closer to the optimum than 0, where every slope is held.  (The
-  # neighbour's map was compared with that plain start, an evaluation per
-  # map, 12 a fit: in fits of 2, 3 and 10 classes, on signal and on noise,
-  # it never chose the plain start.)
+  # the start: the map given, on the centred, scaled columns; else the
+  # intercepts of the class shares, and unit slopes on the scaled values:
+  # closer to the optimum than 0, where every slope is held
   theta0 <- if (!is.null(start)) {
-    near <- start$theta %||% scaled(start)
+    near <- scaled(start)
     near[na + which(flat)] <- 0
     near
   } else {
@@ -305,50 +269,3 @@ class_probabilities <- function(object, decision, map) {
   p
 }
 
-# The stored calibration at `lambda` (a value of lambda_value()): the maps of
-# lambda_min and lambda_1se with the held-out values cross-fitting needs, or
-# (not for cross-fitting) a map interpolated along the grid; or an error that
-# says where probabilities are served.
-calibration_at <- function(object, lambda, crossfit = FALSE) {
-  cal <- object$calibration
-  if (is.null(cal) && inherits(object, "rlsc_banded_fit") && object$type == "classification") {
-    stop_arg("this banded fit has no probabilities: each class column has its own band weights; ",
-             "refit with `per_response` = FALSE (one weighting for all classes)")
-  }
-  if (is.null(cal)) {
-    stop_arg("this fit has no probabilities: it was fitted with `calibration_folds` = 0; ",
-             "refit with `calibration_folds` = 5 (the default)")
-  }
-  for (entry in cal$at) if (identical(as.double(entry$lambda), unname(as.double(lambda)))) return(entry)
-  if (!crossfit && length(unique(lambda)) == 1L && !is.null(cal$path)) {
-    return(list(lambda = lambda, full = interpolated_map(cal$path, lambda[1L])))
-  }
-  stop_arg(if (crossfit) "cross-fitted leave-one-out probabilities" else "probabilities",
-           " are calibrated at `lambda_min` and `lambda_1se`",
-           if (!crossfit) " (and, interpolated, at any single lambda)", ", not at `lambda` = ",
-           paste(format(lambda), collapse = " "), "; to calibrate there, refit with `lambda` = ",
-           format(lambda[1L]), " (a grid of that one value is its own lambda_min)")
-}
-
-# Cross-fitted probabilities of the LOO decision values `loo` (n x T, the
-# fit's rows in order): each row through the map fitted without its fold.
-crossfit_probabilities <- function(object, loo, entry) {
-  fold <- calibration_folds(object)
-  maps <- fold_maps(entry, length(object$classes))
-  p <- matrix(NA_real_, nrow(loo), length(object$classes),
-              dimnames = list(rownames(loo), object$classes))
-  for (k in seq_along(maps)) {
-    rows <- which(fold == k)
-    if (length(rows)) p[rows, ] <- class_probabilities(object, loo[rows, , drop = FALSE], maps[[k]])
-  }
-  p
-}
-
-# The calibration fold of each row: stored for data in memory, else the
-# chunks' rule (or their `foldid`) read again.
-calibration_folds <- function(object) {
-  cal <- object$calibration
-  if (!is.null(cal$foldid)) return(cal$foldid)
-  unlist(map_rows(object$data, block_folds, c, nfold = cal$K, what = "reading the folds of"),
-         use.names = FALSE)
-}

@@ -7,9 +7,10 @@
 # fit's data (source.R), which the methods read again through the engine.
 # `kernel` holds the fields of a kernel fit (fit_model.R), which also gets
 # class "rlsc_kernel_fit" (and "rlsc_features_fit" for Nystrom and random
-# features).
+# features).  `calibration`, NULL here, is the fit's own to compute
+# (calibrate_fit(), from the fit's outputs).
 new_rlsc <- function(call, engine, data, path, sel, spec, form, sd = NULL, kernel = NULL,
-                     rownames = NULL, calibration = NULL) {
+                     rownames = NULL) {
   resp <- data$resp
   memory <- data$kind == "memory"
   rows <- if (memory) all_rows(data)
@@ -32,7 +33,7 @@ new_rlsc <- function(call, engine, data, path, sel, spec, form, sd = NULL, kerne
     scale = if (!is.null(sd)) stats::setNames(sd, data$template$xnames),
     penalty_factor = if (!is.null(spec$penalty_factor)) {
       stats::setNames(spec$penalty_factor, data$template$xnames)
-    }, calibration = calibration), kernel)
+    }, calibration = NULL), kernel)
   class <- c(if (!is.null(kernel$features)) "rlsc_features_fit",
              if (!is.null(kernel)) "rlsc_kernel_fit", "rlsc")
   structure(fit, class = class)
@@ -111,7 +112,7 @@ validate_rlsc <- function(object) {
     }
   }
   cal <- fit$calibration
-  if (!is.null(cal) && (!is.list(cal$at) || !length(cal$at) || !is.numeric(cal$K))) {
+  if (!is.null(cal) && (!is.list(cal$at) || !is.numeric(cal$K))) {
     bad("`calibration` must hold the maps of the class probabilities")
   }
   eng <- fit$engine

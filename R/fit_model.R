@@ -58,20 +58,12 @@ linear_search <- function(data, spec) {
              sum(all_rows(data)$w > 0), " and ", length(data$template$xnames))
   }
   sd <- if (form == "dual") standardize_rows(data, spec)
-  if (form == "primal") data <- with_calibration_folds(data, spec)
   build <- if (form == "primal") {
     function(kern) primal_build(data, spec, spec$standardize, spec$penalty_factor)
   } else {
     function(kern) dual_build(kernel_linear(), data, spec, sd)
   }
-  fold_engines <- function(kern, fold, nfold, sd, moments = NULL) {
-    scale <- column_multiplier(sd, spec$penalty_factor)
-    if (form == "primal") {
-      return(primal_fold_engines(with_folds(data, fold), spec, nfold, scale, moments = moments))
-    }
-    dual_fold_builder(kernel_linear(), all_rows(data), fold, spec, scale)
-  }
-  list(settings = list(NULL), grid = NULL, build = build, fold_engines = fold_engines, form = form,
+  list(settings = list(NULL), grid = NULL, build = build, form = form,
        what = "the weighted cross-products of `x`")
 }
 
@@ -84,9 +76,6 @@ kernel_search <- function(data, spec) {
   settings <- expand_kernel(kernel)
   list(settings = settings$kernels, grid = settings$grid, form = "dual", kernel = kernel, sd = sd,
        build = function(kern) dual_build(kern, data, spec, sd),
-       fold_engines = function(kern, fold, nfold, sd, moments = NULL) {
-         dual_fold_builder(kern, all_rows(data), fold, spec, column_multiplier(sd, spec$penalty_factor))
-       },
        what = "the weighted centered kernel")
 }
 
@@ -104,7 +93,6 @@ feature_search <- function(data, spec) {
   # the sample is ordered by its random keys: its first k rows are a uniform sample
   landmarks <- choose_landmarks(kernel, function(k) first$x[seq_len(k), , drop = FALSE],
                                 first$npos %||% Inf, xnames, sd)
-  data <- with_calibration_folds(data, spec)
   settings <- expand_kernel(kernel)
   build <- function(kern) {
     map <- setting_map(kern, landmarks, draw, sd)
@@ -117,22 +105,14 @@ feature_search <- function(data, spec) {
     built$data$template$features <- built$features
     built
   }
-  fold_engines <- function(kern, fold, nfold, sd, moments = NULL) {
-    map <- setting_map(kern, landmarks, draw, sd)
-    mapped <- with_folds(data, fold)
-    mapped$template$features <- map
-    lapply(primal_fold_engines(mapped, spec, nfold, NULL, moments = moments), feature_engine, map = map)
-  }
   list(settings = settings$kernels, grid = settings$grid, form = "primal", kernel = kernel,
-       sd = sd, build = build, fold_engines = fold_engines,
+       sd = sd, build = build,
        what = "the weighted cross-products of the features")
 }
 
 # The primal engine of the data: pass 1 merges the moments of every block
 # (for K-fold, of every fold apart), then step 2; the column scales of
-# `standardize` come from the same moments.  The calibration's fold moments,
-# when pass 1 kept them (with_calibration_folds()), go with the engine as
-# `calibration`, for calibrate_fit().
+# `standardize` come from the same moments.
 # With K-fold over many response columns the fold engines are built later,
 # per block of columns (fold_blocks(), kfold.R), and pass 1 keeps no folds.
 primal_build <- function(data, spec, standardize, penalty_factor) {
@@ -141,7 +121,6 @@ primal_build <- function(data, spec, standardize, penalty_factor) {
   sd <- if (standardize) scale_from_moments(pass$mom)
   scale <- column_multiplier(sd, penalty_factor)
   built <- primal_engines(pass, spec, scale, sd)
-  built$calibration <- pass$calibration
   if (!is.null(blocks)) built$folds <- blocks(pass$data, scale)
   # pass 1's S_xy (d x T) is garbage now, and with many response columns
   # large (190 MB at d = 500, T = 50000): R, which collects when its heap
@@ -155,16 +134,13 @@ primal_build <- function(data, spec, standardize, penalty_factor) {
 }
 
 # Pass 1: the merged moments of the data (and of each fold apart for
-# K-fold, unless `folds` is FALSE, or for the calibration's folds, as
-# `calibration`), with the data completed by the counts of the pass.
+# K-fold, unless `folds` is FALSE), with the data completed by the counts of
+# the pass.
 primal_moments <- function(data, spec, folds = TRUE) {
   kfold <- spec$cv$type == "kfold"
-  nfold <- if (folds) if (kfold) spec$cv$K else data$calibration_folds
-  # (data in memory carry the calibration's fold labels, which a chunk's
-  # read() may not give without cv = K)
+  nfold <- if (folds && kfold) spec$cv$K
   mom <- map_rows(data, chunk_moments, merge_moments, intercept = spec$intercept, nfold = nfold,
-                  kfold = kfold || (data$kind == "memory" && !is.null(nfold)),
-                  what = "reading (pass 1)")
+                  kfold = kfold, what = "reading (pass 1)")
   folds <- mom$folds
   if (!is.null(nfold)) mom <- merge_folds(mom)
   check_counts(mom$nrows, mom$npos)
@@ -174,7 +150,7 @@ primal_moments <- function(data, spec, folds = TRUE) {
              ") than columns (", length(mom$xbar), "): such data need the dual form, which ",
              "needs all rows at once; fit them in memory")
   }
-  list(mom = mom, folds = if (kfold) folds, calibration = if (!kfold) folds, data = data)
+  list(mom = mom, folds = folds, data = data)
 }
 
 # Step 2 from the moments of pass 1 (no pass over the rows): the engine of
@@ -225,40 +201,13 @@ dual_fold_builder <- function(kernel, rows, label, spec, scale) {
   }
 }
 
-# The primal engines of K folds: a pass of fold moments (none when pass 1
-# kept them, `moments`), each training Gram merged from the other folds'
-# (fold_engines(), `eigens` its eigendecompositions).
-primal_fold_engines <- function(data, spec, nfold, scale, eigens = NULL, moments = NULL) {
-  moments <- moments %||% map_rows(data, chunk_moments, merge_moments, intercept = spec$intercept,
-                                   nfold = nfold, what = "reading (folds)")$folds
+# The primal engines of K folds: a pass of fold moments, each training Gram
+# merged from the other folds' (fold_engines(), `eigens` its
+# eigendecompositions).
+primal_fold_engines <- function(data, spec, nfold, scale, eigens = NULL) {
+  moments <- map_rows(data, chunk_moments, merge_moments, intercept = spec$intercept,
+                      nfold = nfold, what = "reading (folds)")$folds
   fold_engines(moments, spec$intercept, scale, spec$free, eigens = eigens)
-}
-
-# The calibration of class probabilities (calibrate_fit()) needs each of
-# its folds' moments, which pass 1 keeps for a primal fit of classes by
-# leave-one-out (data$calibration_folds, their number, and for data in
-# memory their labels, calibration_fold_labels()): then the whole data's moments are
-# those of the folds merged, as for K-fold, and the calibration makes no
-# second pass over the rows (a third of its time in a 10-class fit of 5000
-# x 200, and a pass over every chunk).  The number is that of
-# calibrate_fit(), `calibration_folds` but at most the rows of positive
-# weight, which only pass 1 counts in chunks: where they are fewer, the
-# calibration makes its own pass.
-with_calibration_folds <- function(data, spec) {
-  if (data$resp$type != "classification" || !spec$calibration || spec$cv$type == "kfold") return(data)
-  nfold <- spec$calibration_folds
-  if (data$kind == "memory") {
-    nfold <- min(nfold, sum(all_rows(data)$w > 0))   # (as calibrate_fit() caps it)
-    data$rows$fold <- calibration_fold_labels(data, nfold)
-  }
-  data$calibration_folds <- nfold
-  data
-}
-
-# Data in memory with fold labels (chunks keep their own).
-with_folds <- function(data, fold) {
-  if (data$kind == "memory") data$rows$fold <- fold
-  data
 }
 
 # The multipliers the penalty sees the columns through: the standard
@@ -492,15 +441,6 @@ new_fit <- function(call, best, search, spec) {
          kernel_path = kernel_path, index_kernel = best$j, features = best$features)
   }
   sd <- best$sd %||% search$sd
-  calibration <- calibrate_fit(best, spec, data, sel, function(fold, nfold, moments = NULL) {
-    search$fold_engines(best$setting, fold, nfold, sd, moments)
-  })
-  # (the calibration's folds are the calibration's own, in `calibration`: a
-  # fit by leave-one-out has no folds)
-  if (spec$cv$type != "kfold") {
-    data$calibration_folds <- NULL
-    if (data$kind == "memory") data$rows$fold <- NULL
-  }
   if (!is.null(kernel) && !spec$keep_eigen && inherits(eng, "rlsc_dual")) {
     eng <- new_snapshot(eng, data, lambda)
   }
@@ -508,6 +448,9 @@ new_fit <- function(call, best, search, spec) {
   # a dual engine holds the rows new data need; the methods read only y and w
   # of the data (a saved fit would otherwise hold x twice)
   if (data$kind == "memory" && !inherits(eng, "rlsc_primal")) data$rows["x"] <- list(NULL)
-  new_rlsc(call, eng, data, best$path, sel, spec, form = search$form, sd = sd,
-           kernel = kernel, calibration = calibration, rownames = rownames)
+  fit <- new_rlsc(call, eng, data, best$path, sel, spec, form = search$form, sd = sd,
+                  kernel = kernel, rownames = rownames)
+  # (the maps of lambda_min and lambda_1se, from the fit's own outputs)
+  fit$calibration <- calibrate_fit(fit, spec)
+  fit
 }

@@ -199,8 +199,8 @@ heldout_paths <- function(held, engines, lambda, classify, keep, unit, columns =
 }
 
 # The held-out rows' values at each lambda (n x T x L) with their responses
-# and weights: all that the callers that keep them read (the calibration,
-# criteria of the values), and so all that their parts keep, whatever the
+# and weights: all that the callers that keep them read (criteria of the
+# values), and so all that their parts keep, whatever the
 # route (the parts of a chunk source's blocks take either).  From the
 # products formed (heldout_products()) the value is y - e with e = r0 -
 # products, in units, as src/path.c forms it (the held-out rows have no

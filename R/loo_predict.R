@@ -24,10 +24,14 @@
 #'   classification) or `"class"` for the LOO class labels of a
 #'   classification fit, a factor with the levels and class of the response
 #'   (as [predict.rlsc()] gives them), or `"prob"` for LOO class
-#'   probabilities, cross-fitted: each row's LOO decision values through the
-#'   calibration map (see [predict.rlsc()]) fitted on the held-out values of
-#'   the other calibration folds, so that no row's probability comes from a
-#'   map that saw its label (at `lambda_min` and `lambda_1se`).
+#'   probabilities, cross-fitted: each row's LOO decision values (with the
+#'   intercept of all rows, as the calibration takes them, see
+#'   [predict.rlsc()]) through the calibration map fitted on the rows of the
+#'   other folds, so that no row's probability comes from a map that saw its
+#'   label. The `calibration_folds` folds (see [rlsc()]) are dealt by class,
+#'   the rows of positive weight first, in an order shuffled by a fixed seed:
+#'   the same rows in the same order get the same folds at every call and
+#'   from every data source. At any `lambda`.
 #' @param ... not used.
 #' @return A vector for one response column, else an \eqn{n \times T} matrix
 #'   with columns named by response column or class; a factor for
@@ -53,7 +57,10 @@ loo_predict.rlsc <- function(fit, lambda = fit$lambda_min, ..., type = c("respon
   warn_unreliable(fit$engine, out$lambda)
   if (type == "class") return(pad(fit, stats::setNames(class_labels(fit, out$loo), rownames(out$loo))))
   if (type == "prob") {
-    return(pad(fit, crossfit_probabilities(fit, out$loo, calibration_at(fit, out$lambda, crossfit = TRUE))))
+    check_calibrated(fit)
+    rows <- calibration_rows(fit, out)
+    map <- stored_map(fit, out$lambda) %||% fit_map(rows, length(fit$classes))[c("a", "b")]
+    return(pad(fit, crossfit_probabilities(fit, rows, map)))
   }
   pad(fit, out$loo)
 }

@@ -210,8 +210,8 @@ check_cv <- function(cv, foldid, n, chunks = FALSE, cv_given = FALSE, strata = N
   list(type = "kfold", K = nfold, folds = if (!chunks) make_folds(nfold, NULL, n, strata))
 }
 
-# `calibration_folds`: the folds of the calibration of class probabilities
-# (calibrate.R), 0 for none; given for a regression fit, an error.
+# `calibration_folds`: the folds of cross-fitted class probabilities
+# (calibrate.R), 0 for no probabilities; given for a regression fit, an error.
 check_calibration_folds <- function(folds, resp, given) {
   if (given && resp$type != "classification") {
     stop_arg("`calibration_folds` needs a classification fit; `y` is numeric")

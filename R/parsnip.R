@@ -28,10 +28,10 @@
 #' that value alone: one factorization, from which [parsnip::multi_predict()]
 #' predicts at any other penalty exactly, so that `tune::tune_grid()` fits
 #' each resample once for a whole grid of penalties (`penalty` has
-#' submodels). Class probabilities are calibrated at the fitted penalty
-#' (the map of `predict(type = "prob")`, fitted on exact K-fold held-out
-#' decision values): at other penalties `multi_predict()` sends their exact
-#' decision values through that map. The default tuning range is \eqn{10^{-3}} to \eqn{10^5}; the
+#' submodels). Class probabilities at every penalty are those of a fit at
+#' that penalty: the map of `predict(type = "prob")` is fitted on the exact
+#' leave-one-out decision values at the penalty asked for (see
+#' [predict.rlsc()]). The default tuning range is \eqn{10^{-3}} to \eqn{10^5}; the
 #' values that matter grow with the number of rows and the scale of the
 #' predictors, so a grid from the data (for example the `lambda` of an
 #' [rlsc()] fit, as in the examples) serves better.

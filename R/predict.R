@@ -43,29 +43,29 @@
 #' rest shared by the other classes) and the observation weights (not the
 #' class weights: the probabilities are those of the classes as they occur;
 #' but a class whose class weight is 0 is left out of the fit and of the
-#' map, and its probability is near 0), on **exact K-fold held-out decision
-#' values**: each row's
-#' value from the model fitted without its fold, from the same factorization
-#' machinery as `cv = K` (no refits), so the map never sees the label of a
-#' row through that row's own decision value. (LOO values would not do: at
-#' small \eqn{\lambda} they are anti-correlated with their own labels, and a
-#' map fitted on them learns that.) The folds are the fit's own for `cv = K`
-#' or `foldid`, else `calibration_folds` folds stratified by class, each
-#' class's rows dealing them in turn in an order shuffled by a fixed seed (a
-#' chunk source's rows take them in turn within each chunk): the same rows
-#' in the same order get the same folds at every call, whatever the random
-#' seed, and the caller's random numbers are not used. The maps are
-#' fitted when fitting, at `lambda_min`, `lambda_1se` and about 11 values
-#' spread along the grid, and stored in the fit (`fit$calibration`):
-#' `predict()` only applies them. At another `lambda` the parameters of the
-#' two nearest maps are interpolated linearly in \eqn{\log\lambda} (each
-#' map fitted on held-out values, so the interpolated one never saw a row's
-#' label either); they approximate the map fitted at that `lambda`, and
-#' where the decision values change fastest, at large \eqn{\lambda}, can
-#' differ from it by a few hundredths (by up to 0.11 on one test of three
-#' classes); to calibrate exactly at a `lambda`, refit with that `lambda`.
-#' With `per_response = TRUE`, a `lambda` per response column other than
-#' the chosen ones is an error. Each row of probabilities sums to 1.
+#' map, and its probability is near 0), on the **exact leave-one-out
+#' decision values** at the same `lambda`, from the same factorization (no
+#' refits), so the map never sees the label of a row through that row's own
+#' decision value. Each row's value is that of the model fitted without the
+#' row, with the intercept's mean of the response taken over all rows
+#' rather than over the others: leaving a row out moves the mean away from
+#' the row's own class, and as \eqn{\lambda} grows that shift, not the
+#' data, comes to decide the leave-one-out values (a map of them would give
+#' the class shares where the decision values still rank the classes). Rows
+#' of weight 0 and rows whose leave-one-out value is undefined (leverage 1)
+#' are left out of the map; on pure noise the slopes are (about) 0 and the
+#' probabilities the class shares.
+#'
+#' The maps at `lambda_min` and `lambda_1se` are fitted when fitting and
+#' stored in the fit (`fit$calibration`); at any other `lambda` (or one per
+#' response column with `per_response = TRUE`) `predict()` fits the map
+#' there, from one pass over the training rows for all the values of
+#' `lambda` asked at once. Either way the probabilities at a `lambda` are
+#' those of a fit made at that `lambda` alone (to the map's convergence,
+#' about `1e-10`), which is what `tune::tune_grid()` needs when it fits once
+#' and predicts at every penalty. A kernel fit without `keep_eigen` serves
+#' them at the values of its grid only, as its decision values. Each row of
+#' probabilities sums to 1.
 #'
 #' **Standard errors** (`se.fit = TRUE`, regression) are those of the fitted
 #' mean at the new rows under the ridge model with the design fixed, \eqn{y_i
@@ -116,7 +116,8 @@ predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
       } else {
         decisions_at(object, newdata, ls, if (!se.fit) engines_at(object$engine, ls), se.fit)
       }
-      lapply(seq_along(ls), function(k) predict_at(object, newdata, ls[[k]], type, se.fit, f[[k]]))
+      maps <- if (type == "prob") calibration_maps(object, ls)
+      lapply(seq_along(ls), function(k) predict_at(object, newdata, ls[[k]], type, se.fit, f[[k]], maps[[k]]))
     }
   }
   over_lambdas(object, glmnet_s(lambda, s, missing(lambda)), function(l) {
@@ -125,8 +126,9 @@ predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
 }
 
 # predict() at one lambda (or one per response column), from the decision
-# values `f` when computed already (several lambdas at once).
-predict_at <- function(object, newdata, lambda, type, se.fit, f = NULL) {
+# values `f` and the calibration map `map` when computed already (several
+# lambdas at once).
+predict_at <- function(object, newdata, lambda, type, se.fit, f = NULL, map = NULL) {
   if (is.null(f)) {
     f <- if (is.null(newdata)) {
       as.matrix(fitted(object, lambda = lambda))
@@ -137,7 +139,9 @@ predict_at <- function(object, newdata, lambda, type, se.fit, f = NULL) {
     }
   }
   if (type == "class") return(stats::setNames(class_labels(object, f), rownames(f)))
-  if (type == "prob") return(class_probabilities(object, f, calibration_at(object, lambda)$full))
+  if (type == "prob") {
+    return(class_probabilities(object, f, map %||% calibration_maps(object, list(lambda))[[1L]]))
+  }
   se <- attr(f, "se")
   attr(f, "se") <- NULL
   fit <- if (ncol(f) == 1L) stats::setNames(f[, 1L], rownames(f)) else f

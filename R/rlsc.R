@@ -158,11 +158,11 @@
 #'   classes (classes not named weigh 1; a name that is no class is an
 #'   error); they multiply `weights`.
 #' @param calibration_folds for classification, the number of folds (default
-#'   5, stratified by class, the same at every call) whose exact held-out
-#'   decision values calibrate
-#'   the class probabilities of `predict(type = "prob")` when fitting (see
-#'   [predict.rlsc()]); `0` fits no calibration. A fit with `cv = K` or
-#'   `foldid` calibrates on its own folds instead.
+#'   5, stratified by class, the same at every call) of the cross-fitted
+#'   probabilities of `loo_predict(type = "prob")` (see [loo_predict()];
+#'   `predict(type = "prob")` is calibrated on the exact leave-one-out values
+#'   of every row, see [predict.rlsc()], and uses no folds); `0` fits no
+#'   calibration, and the fit has no probabilities.
 #' @param kernel `"linear"` (the default, ridge regression), `"rbf"`,
 #'   `"polynomial"`, `"precomputed"` (then `x` is the \eqn{n \times n} kernel
 #'   matrix), or a kernel from [kernel_rbf()], [kernel_polynomial()],
@@ -259,13 +259,11 @@
 #'     \eqn{\lambda} whose criterion is within one standard error of that
 #'     minimum.}
 #'   \item{calibration}{classification: the calibration of the class
-#'     probabilities (see [predict.rlsc()]): the number of folds `K`, the
-#'     fold of each row `foldid` (data in memory), and for `lambda_min` and
-#'     `lambda_1se` the map fitted on every row's held-out value (`full`,
-#'     `list(a, b)`: the intercepts and slopes of the classes) and the
-#'     held-out decision values, classes and weights of each fold (`held`),
-#'     from which `loo_predict(type = "prob")` fits the maps without each
-#'     fold.}
+#'     probabilities (see [predict.rlsc()]): `K`, the `calibration_folds` of
+#'     cross-fitted probabilities, and `at`, for `lambda_min` and
+#'     `lambda_1se` the `lambda` and the `map` fitted there, `list(a, b)`: the
+#'     intercepts and slopes of the classes (maps at other values of `lambda`
+#'     are fitted when asked).}
 #'   Kernel fits (class `rlsc_kernel_fit`) also have
 #'   \item{kernel}{the chosen kernel, with its parameter values.}
 #'   \item{sigma_min}{for the RBF kernel, the chosen \eqn{\sigma}.}

@@ -1,8 +1,9 @@
-# Calibration of predict(type = "prob") (issue 22): rlsc's monotone map fitted
-# on exact 5-fold held-out decision values against Platt scaling with 5-fold
-# cross-fitting in scikit-learn (CalibratedClassifierCV(method = "sigmoid",
-# ensemble = False) around RidgeClassifier at rlsc's lambda_min, on the SAME
-# calibration folds), on held-out test rows of random stratified 70/30 splits
+# Calibration of predict(type = "prob") (issues 22 and 46): rlsc's monotone
+# map fitted on the exact LOO decision values (with the intercept of all
+# rows) against Platt scaling with 5-fold cross-fitting in scikit-learn
+# (CalibratedClassifierCV(method = "sigmoid", ensemble = False) around
+# RidgeClassifier at rlsc's lambda_min, on the folds rlsc deals for its
+# cross-fitted LOO probabilities), on held-out test rows of random stratified 70/30 splits
 # of real data (mlbench's Vehicle and Sonar, iris) and on pure noise.  Also
 # the probabilities that leaked the labels before issue 22 (a map fitted on
 # the LOO decision values of all rows), for contrast.  Prints log loss,
@@ -90,7 +91,8 @@ for (name in names(datasets)) {
     probs[[s]] <- list(test = test, p = p)
     res$rlsc <- rbind(res$rlsc, metrics(p, d$y[test]))
     res$leaky <- rbind(res$leaky, metrics(leaky(fit, d$x[test, ]), d$y[test]))
-    plan <- rbind(plan, cbind(s, train, fit$calibration$foldid), cbind(s, test, 0L))
+    folds <- getFromNamespace("dealt_folds", "rlsc")(5L, as.integer(d$y[train]), rep(1, length(train)))
+    plan <- rbind(plan, cbind(s, train, folds), cbind(s, test, 0L))
   }
   if (has_sklearn) {
     utils::write.table(d$x, file.path(dir, "x.csv"), sep = ",", row.names = FALSE, col.names = FALSE)

@@ -8,16 +8,14 @@
 #   lev      the leverages of every row at every lambda: (B * B) %*% F, F r x L
 #   fitted   the fitted values: B %*% G, G r x (L T)
 #
-# A fit of classes also calibrates their probabilities on exact K-fold
-# held-out decision values (R/calibrate.R: 5 folds, 13 lambdas), which the
-# path's floor does not count; its floor adds the calls that calibration
-# cannot do without (cal_floor_s):
+# A fit of classes also calibrates their probabilities on the exact LOO
+# decision values at lambda_min and lambda_1se (R/calibrate.R), a second
+# pass over the rows after lambda_min is chosen, which the path's floor does
+# not count; its floor adds the calls that calibration cannot do without
+# (cal_floor_s):
 #
-#   fold_gram    crossprod() of each fold's rows (each training Gram is the
-#                whole one less its fold's)
-#   fold_eigen   eigen() of each fold's training Gram
-#   heldout      each fold's held-out rows times its coefficients at the 13
-#                lambdas, x_k %*% C_k, C_k d x (13 T)
+#   cal_basis    x %*% V again (the rows' coordinates, not kept by the path)
+#   cal_values   B %*% G2, the fitted values at the 2 lambdas, G2 r x (2 T)
 #
 # vs_floor of a class shape is rlsc / (floor_s + cal_floor_s);
 # no_prob_vs_floor, the fit without probabilities against floor_s alone;
@@ -83,21 +81,12 @@ reset_calibration_clock <- function() {
 }
 calibration_seconds <- function() if (cal_clock$n > 0) cal_clock$s / cal_clock$n else NA_real_
 
-# The calibration's floor (a fit of classes): its 5 folds' rows, their
-# Grams, and coefficients at 13 lambdas for each fold's held-out rows.
-calibration_case <- function(x, nt, nfold = 5L, ncal = 13L) {
-  fold <- rep_len(seq_len(nfold), nrow(x))
-  parts <- lapply(seq_len(nfold), function(k) x[fold == k, , drop = FALSE])
-  grams <- lapply(parts, crossprod)
-  total <- Reduce(`+`, grams)
-  list(parts = parts, train = lapply(grams, function(g) total - g),
-       coef = matrix(runif(ncol(x) * ncal * nt), ncol(x)))
-}
+# The calibration's floor (a fit of classes): the rows' coordinates again
+# and their fitted values at lambda_min and lambda_1se.
+calibration_case <- function(x, V, nt) list(x = x, V = V, G = matrix(runif(ncol(V) * 2 * nt), ncol(V)))
 
-time_calibration <- function(cal) {
-  c(fold_gram = sum(vapply(cal$parts, function(p) per_call(crossprod(p)), 0)),
-    fold_eigen = sum(vapply(cal$train, function(g) per_call(eigen(g, symmetric = TRUE)), 0)),
-    heldout = sum(vapply(cal$parts, function(p) per_call(p %*% cal$coef), 0)))
+time_calibration <- function(cal, B) {
+  c(cal_basis = per_call(cal$x %*% cal$V), cal_values = per_call(B %*% cal$G))
 }
 
 rows <- list()
@@ -119,9 +108,9 @@ for (s in bench_shapes) {
   F <- matrix(runif(ncol(B) * nl), ncol(B))
   G <- matrix(runif(ncol(B) * nl * nt), ncol(B))
   small <- small_case(x, y, dual)
-  cal <- if (is.factor(y)) calibration_case(x, nt)
-  t <- matrix(NA_real_, reps, 12, dimnames = list(NULL, c("rlsc", "cal", "no_prob", "fixed", "gram", "eigen", "basis",
-                                                        "lev", "fitted", "fold_gram", "fold_eigen", "heldout")))
+  cal <- if (is.factor(y) && !dual) calibration_case(x, V, nt)
+  t <- matrix(NA_real_, reps, 11, dimnames = list(NULL, c("rlsc", "cal", "no_prob", "fixed", "gram", "eigen", "basis",
+                                                        "lev", "fitted", "cal_basis", "cal_values")))
   for (k in seq_len(reps)) {
     reset_calibration_clock()
     t[k, "rlsc"] <- per_call(suppressWarnings(rlsc(x, y, lambda = grid)))
@@ -136,15 +125,15 @@ for (s in bench_shapes) {
     if (!dual) t[k, "basis"] <- per_call(x %*% V)
     t[k, "lev"] <- per_call(B2 %*% F)
     t[k, "fitted"] <- per_call(B %*% G)
-    if (!is.null(cal)) t[k, c("fold_gram", "fold_eigen", "heldout")] <- time_calibration(cal)
+    if (!is.null(cal)) t[k, c("cal_basis", "cal_values")] <- time_calibration(cal, B)
   }
   m <- apply(t, 2, med)
   floor_s <- sum(m[c("gram", "eigen", "basis", "lev", "fitted")], na.rm = TRUE)
-  cal_s <- sum(m[c("fold_gram", "fold_eigen", "heldout")])
+  cal_s <- sum(m[c("cal_basis", "cal_values")])
   whole <- sum(floor_s, cal_s, na.rm = TRUE)   # with the calibration's, for classes
   # each run's floor (with the calibration's, for classes), for paired ratios
   run_floor <- rowSums(t[, c("gram", "eigen", "basis", "lev", "fitted"), drop = FALSE], na.rm = TRUE)
-  run_whole <- run_floor + rowSums(t[, c("fold_gram", "fold_eigen", "heldout"), drop = FALSE], na.rm = TRUE)
+  run_whole <- run_floor + rowSums(t[, c("cal_basis", "cal_values"), drop = FALSE], na.rm = TRUE)
   paired <- t[, "rlsc"] / run_whole
   rows[[length(rows) + 1L]] <- data.frame(
     shape = shape_label(s), mode = fit$form, L = nl, T = nt, rlsc_s = m[["rlsc"]], floor_s = floor_s,
@@ -194,9 +183,10 @@ print_rows(rows)
 cat("\nvs_floor = rlsc seconds / floor seconds (target <= 1.3); floor = gram + eigen + basis + lev +",
     "fitted,\neach BLAS call timed alone (kernel: gram = the kernel matrices; 5 of each); medians of",
     reps, "runs.\npaired_vs_floor: the median of each run's rlsc / that run's floor (the run's calls",
-    "timed within seconds\nof each other), paired_range their range.\nClasses: the fit calibrates probabilities on 5-fold held-out values at 13 lambdas;",
-    "its floor adds\ncal_floor_s (each fold's Gram, eigen() of its training Gram, its held-out rows",
-    "times coefficients).\nno_prob_vs_floor: the fit with calibration_folds = 0, no probabilities,",
+    "timed within seconds\nof each other), paired_range their range.\nClasses: the fit calibrates",
+    "probabilities on the exact LOO values at lambda_min and lambda_1se;\nits floor adds cal_floor_s",
+    "(the rows' coordinates x V again, their fitted values at the 2 lambdas).\nno_prob_vs_floor:",
+    "the fit with calibration_folds = 0, no probabilities,",
     "against floor_s alone;\ncal_vs_floor: the calibration's own time in the fit (calibrate_fit())",
     "against that run's cal_floor, the median over runs.\nfixed_s: the same fit (form, grid, response) of a few rows and columns",
     "(small_case()): what a fit costs\nwhatever the data's size, mostly R's (the arguments' checks, the",

@@ -470,6 +470,12 @@ combination_outputs <- list(
   loo_predict = function(fit, nd) {
     c(list(loo_predict(fit)), if (fit$type == "classification") list(loo_predict(fit, type = "class")))
   },
+  prob = function(fit, nd) {
+    if (fit$type == "classification") {
+      list(predict(fit, nd, type = "prob"), loo_predict(fit, type = "prob"),
+           predict(fit, nd, type = "prob", lambda = fit$lambda_min[[1L]] * 0.37 + 0.01))
+    }
+  },
   residuals = function(fit, nd) residuals(fit),
   fitted = function(fit, nd) fitted(fit),
   deviance = function(fit, nd) deviance(fit),
@@ -477,11 +483,7 @@ combination_outputs <- list(
   se_fit = function(fit, nd) predict(fit, nd, se.fit = TRUE)
 )
 
-# Outputs compared more loosely than `tol` (none today).  The class
-# probabilities (type = "prob") are not among the outputs yet: their map is
-# fitted by optim() on an optimum so flat that differences of rounding in the
-# LOO values move the probabilities by up to 1e-2; issue 22 replaces that
-# fit, and its line belongs in `combination_outputs` then.
+# Outputs compared more loosely than `tol` (none today).
 combination_tolerance <- list()
 
 # The relative difference of two values (lists, matrices, factors): 0 when

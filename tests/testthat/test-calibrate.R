@@ -1,16 +1,36 @@
-# Class probabilities: a monotone map fitted on exact K-fold held-out decision
-# values, against brute-force refits on the training folds and independent
-# fits of the map.
+# Class probabilities: a monotone map fitted on the exact leave-one-out
+# decision values with the intercept of all rows, against brute-force refits
+# leaving each row out and independent fits of the map; the probabilities at
+# any lambda against a fit made at that lambda.
 
-# Held-out decision values of every row: refits on the other folds (n x T).
-ref_heldout <- function(x, code, w, folds, lambda, intercept = TRUE) {
-  out <- matrix(NA_real_, nrow(x), ncol(code))
-  for (k in unique(folds)) {
-    held <- folds == k
-    cf <- ref_coef(x[!held, , drop = FALSE], code[!held, , drop = FALSE], w[!held], lambda, intercept)
-    out[held, ] <- ref_predict(cf, x[held, , drop = FALSE], intercept)
+# The calibration's values by brute force: each row of positive weight's
+# prediction by the model refitted without it, with that model's mean of
+# the response (the other rows') replaced by all rows' (rows of weight 0:
+# the fit's value).  `fit_predict(keep)` gives the model fitted on the rows
+# `keep` (logical) and evaluated at every row.
+ref_calibration_values <- function(code, w, fit_predict, intercept = TRUE, rows = which(w > 0)) {
+  code <- as.matrix(code)
+  out <- fit_predict(w > 0)
+  mean_of <- function(keep) colSums(w[keep] * code[keep, , drop = FALSE]) / sum(w[keep])
+  for (i in rows) {
+    keep <- w > 0 & seq_along(w) != i
+    out[i, ] <- fit_predict(keep)[i, ]
+    if (intercept) out[i, ] <- out[i, ] - mean_of(keep) + mean_of(w > 0)
   }
   out
+}
+
+ridge_values <- function(x, code, w, lambda, intercept = TRUE, rows = which(w > 0)) {
+  ref_calibration_values(code, w, function(keep) {
+    ref_predict(ref_coef(x[keep, , drop = FALSE], as.matrix(code)[keep, , drop = FALSE], w[keep], lambda,
+                         intercept), x, intercept)
+  }, intercept, rows)
+}
+
+kernel_values <- function(k, code, w, lambda) {
+  ref_calibration_values(code, w, function(keep) {
+    ref_kernel_predict(ref_bordered(k, code, w * keep, lambda), k)
+  })
 }
 
 # Platt's targets of a two-class response (TRUE = the second class).
@@ -56,80 +76,139 @@ ref_map_prob <- function(map, f) {
   unname(p / rowSums(p))
 }
 
-test_that("binary probabilities: Platt's map of exact K-fold held-out values, cross-fitted LOO", {
+
+# The two-class map by glm() on Platt's targets (the slope free: where it
+# is positive, the constrained optimum).
+ref_platt <- function(f, pos, w) {
+  target <- platt_targets(pos[w > 0])
+  suppressWarnings(coef(glm(target ~ f[w > 0], weights = w[w > 0], family = quasibinomial())))
+}
+
+# The folds of cross-fitted LOO probabilities, dealt by class (written out:
+# the rows of positive weight class by class, then the others, each class's
+# in an order shuffled by runif() under the seed 20261128, take the folds in
+# turn).
+ref_dealt <- function(nfold, code, w) {
+  old <- RNGkind()
+  set.seed(20261128L, kind = "Mersenne-Twister", normal.kind = "Inversion", sample.kind = "Rejection")
+  key <- runif(length(code))
+  RNGkind(old[1L], old[2L], old[3L])
+  fold <- integer(length(code))
+  k <- 0L
+  for (pos in c(TRUE, FALSE)) {
+    for (cl in sort(unique(code))) {
+      rows <- which(code == cl & (w > 0) == pos)
+      for (i in rows[order(key[rows])]) {
+        fold[i] <- k %% nfold + 1L
+        k <- k + 1L
+      }
+    }
+  }
+  fold
+}
+
+test_that("binary probabilities: Platt's map of the exact LOO values, cross-fitted LOO", {
   df <- transform(mtcars, am = factor(am, labels = c("auto", "manual")))
   x <- as.matrix(df[, c("wt", "hp", "qsec")])
+  set.seed(8)
   w <- runif(32, 0.5, 2)
+  w[c(4, 17)] <- 0
+  pos <- df$am == "manual"
   for (icpt in c(TRUE, FALSE)) {
     fit <- rlsc_short(x, df$am, weights = w, lambda = c(100, 10, 1), intercept = icpt)
-    folds <- fit$calibration$foldid
     expect_identical(fit$calibration$K, 5L)
-    expect_true(all(table(folds, df$am) %in% 2:4))   # stratified by class
-    pos <- df$am == "manual"
-    l <- fit$lambda_min
-    held <- drop(ref_heldout(x, ref_code(df$am), w, folds, l, icpt))
-    target <- platt_targets(pos)
-    ref <- suppressWarnings(glm(target ~ held, weights = w, family = quasibinomial()))
-    expect_gt(coef(ref)[2], 0)
-    newx <- x[c(3, 9, 20), ] + 0.3
-    p <- predict(fit, newx, type = "prob")
-    expect_identical(colnames(p), c("auto", "manual"))
-    expect_equal(unname(rowSums(p)), rep(1, 3))
-    f <- drop(ref_predict(ref_coef(x, ref_code(df$am), w, l, icpt), newx, icpt))
-    expect_equal(unname(p[, "manual"]), unname(plogis(coef(ref)[1] + coef(ref)[2] * f)),
-                 tolerance = 1e-6, info = icpt)
-    # loo_predict: each row's exact LOO value through the map fitted without its fold
-    loo <- drop(ref_loo(x, ref_code(df$am), w, l, icpt))
-    lp <- loo_predict(fit, type = "prob")
-    for (k in 1:5) {
-      out <- folds != k
-      tk <- platt_targets(pos[out])
-      refk <- suppressWarnings(glm(tk ~ held[out], weights = w[out], family = quasibinomial()))
-      cf <- coef(refk)
-      cf[2] <- max(cf[2], 0)   # the slope is constrained to be >= 0
-      expect_equal(unname(lp[folds == k, "manual"]), unname(plogis(cf[1] + cf[2] * loo[folds == k])),
-                   tolerance = 1e-5, info = paste(icpt, k))
+    for (l in c(fit$lambda_min, 3.7)) {
+      held <- drop(ridge_values(x, ref_code(df$am), w, l, icpt))
+      cf <- ref_platt(held, pos, w)
+      expect_gt(cf[2], 0)
+      newx <- x[c(3, 9, 20), ] + 0.3
+      p <- predict(fit, newx, type = "prob", lambda = l)
+      expect_identical(colnames(p), c("auto", "manual"))
+      expect_equal(unname(rowSums(p)), rep(1, 3))
+      f <- drop(ref_predict(ref_coef(x, ref_code(df$am), w, l, icpt), newx, icpt))
+      expect_equal(unname(p[, "manual"]), unname(plogis(cf[1] + cf[2] * f)), tolerance = 1e-7,
+                   info = paste(icpt, l))
+      # loo_predict: each row's value through the map fitted without its fold
+      folds <- ref_dealt(5L, as.integer(df$am), w)
+      lp <- loo_predict(fit, type = "prob", lambda = l)
+      for (k in 1:5) {
+        out <- folds != k
+        cfk <- ref_platt(held[out], pos[out], w[out])
+        cfk[2] <- max(cfk[2], 0)   # the slope is constrained to be >= 0
+        expect_equal(unname(lp[folds == k, "manual"]), unname(plogis(cfk[1] + cfk[2] * held[folds == k])),
+                     tolerance = 1e-6, info = paste(icpt, l, k))
+      }
     }
   }
 })
 
-test_that("multiclass probabilities: the monotone multinomial map, primal and dual", {
+test_that("multiclass probabilities: the monotone multinomial map, primal, dual and kernel", {
   set.seed(41)
   centers <- rbind(c(0, 3), c(-3, -2), c(3, -2))
   code <- rep(1:3, c(20, 15, 25))
   cls <- factor(c("a", "b", "c")[code])
   x <- centers[code, ] + matrix(rnorm(120, sd = 1.6), 60)
+  w <- runif(60, 0.5, 2)
   for (wide in c(FALSE, TRUE)) {
     xx <- if (wide) cbind(x, matrix(rnorm(60 * 70, sd = 0.05), 60)) else x
-    fit <- rlsc_short(xx, cls, lambda = c(50, 5, 0.5))
+    fit <- rlsc_short(xx, cls, weights = w, lambda = c(50, 5, 0.5))
     expect_identical(fit$form, if (wide) "dual" else "primal")
-    folds <- fit$calibration$foldid
-    held <- ref_heldout(xx, ref_code(cls), rep(1, 60), folds, fit$lambda_min)
-    ref <- ref_multinomial_map(held, code, rep(1, 60))
-    expect_true(all(ref$b > 0))   # the constraint is not active: the free optimum is the answer
-    newx <- xx[c(1, 30, 59), ] * 1.1
-    f <- ref_predict(ref_coef(xx, ref_code(cls), lambda = fit$lambda_min), newx)
-    expect_equal(unname(predict(fit, newx, type = "prob")), ref_map_prob(ref, f), tolerance = 1e-6,
-                 info = wide)
+    for (l in c(fit$lambda_min, 1.3)) {
+      held <- ridge_values(xx, ref_code(cls), w, l)
+      ref <- ref_multinomial_map(held, code, w)
+      expect_true(all(ref$b > 0))   # the constraint is not active: the free optimum is the answer
+      newx <- xx[c(1, 30, 59), ] * 1.1
+      f <- ref_predict(ref_coef(xx, ref_code(cls), w, lambda = l), newx)
+      expect_equal(unname(predict(fit, newx, type = "prob", lambda = l)), ref_map_prob(ref, f),
+                   tolerance = 1e-7, info = paste(wide, l))
+    }
   }
+  # a kernel fit (the dual engine's LOO values), against the bordered system
+  s <- sine_data(40, 51)
+  yb <- factor(s$y > 0.5)
+  kf <- rlsc_short(s$x, yb, kernel = kernel_rbf(1), lambda = c(1, 0.1, 0.01))
+  heldk <- drop(kernel_values(ref_rbf(s$x, sigma = 1), ref_code(yb), rep(1, 40), kf$lambda_min))
+  cf <- ref_platt(heldk, yb == "TRUE", rep(1, 40))
+  expect_gt(cf[2], 0)
+  fk <- predict(kf, s$x[1:4, ])
+  expect_equal(unname(predict(kf, s$x[1:4, ], type = "prob")[, "TRUE"]), unname(plogis(cf[1] + cf[2] * fk)),
+               tolerance = 1e-7)
   # iris: the versicolor column does not rank versicolor: its slope sits at 0
   # and the map satisfies the conditions of the constrained optimum there
   ir <- rlsc(Species ~ ., data = iris)
-  map <- ir$calibration$at[[1L]]$full
+  map <- ir$calibration$at[[1L]]$map
   expect_equal(map$b[2], 0)
   expect_true(all(map$b[-2] > 0))
-  heldi <- ref_heldout(as.matrix(iris[, 1:4]), ref_code(iris$Species), rep(1, 150),
-                       ir$calibration$foldid, ir$lambda_min)
-  counts <- rep(50, 3)
+  heldi <- ridge_values(as.matrix(iris[, 1:4]), ref_code(iris$Species), rep(1, 150), ir$lambda_min)
   t <- matrix((1 - 51 / 52) / 2, 150, 3)
   t[cbind(1:150, as.integer(iris$Species))] <- 51 / 52
   r <- (ref_map_prob(map, heldi) - t) / 150
-  expect_equal(unname(colSums(r)[-1]), c(0, 0), tolerance = 1e-5)     # intercepts
+  expect_equal(unname(colSums(r)[-1]), c(0, 0), tolerance = 1e-7)     # intercepts
   slope_grad <- colSums(r * heldi)
-  expect_equal(slope_grad[-2], c(0, 0), tolerance = 1e-5)             # free slopes
+  expect_equal(unname(slope_grad[-2]), c(0, 0), tolerance = 1e-7)             # free slopes
   expect_gt(slope_grad[2], 0)                                          # the bound holds
 })
 
+test_that("the LOO model's own intercept would erase the signal at large lambda", {
+  # as lambda grows the exact LOO values tend to the other rows' mean, which
+  # moves away from the row's own class, while the decision values still
+  # rank the classes (the nearest-centroid rule): the map keeps its slopes
+  # and the probabilities their information
+  set.seed(5)
+  test <- c(1:15, 51:65, 101:115)
+  x <- as.matrix(iris[-test, 1:4])
+  y <- droplevels(iris$Species[-test])
+  fit <- rlsc(x, y)
+  big <- max(fit$lambda) * 1000
+  p <- predict(fit, iris[test, 1:4], lambda = big, type = "prob")
+  truth <- as.integer(iris$Species[test])
+  expect_lt(-mean(log(p[cbind(seq_along(truth), truth)])), 0.4)   # the class shares: log(3) = 1.1
+  expect_gt(mean(predict(fit, lambda = big, type = "prob")[cbind(1:105, as.integer(y))] > 0.5), 0.8)
+  # the raw LOO values rank every row's own class below the others' rows
+  # there: a map of them would have no slope
+  loo <- loo_predict(fit, lambda = big)
+  for (k in 1:3) expect_lt(max(loo[y == levels(y)[k], k]), min(loo[y != levels(y)[k], k]))
+})
 test_that("a class column flat to rounding gets no slope; the rest is the optimum", {
   # class 2's held-out values are one value but for their last bit: scaled up
   # to unit spread, that rounding took slopes of 1e15 (and probabilities of
@@ -243,78 +322,189 @@ test_that("on pure noise the probabilities are the class shares, not the labels"
   yt <- factor(sample(c("a", "b"), 2000, TRUE, prob = c(0.4, 0.6)))
   fit <- suppressWarnings(rlsc(x, y))
   share <- mean(y == "b")
+  majority <- max(share, 1 - share)
   logloss <- function(p, truth) -mean(log(ifelse(truth == "b", p, 1 - p)))
   lp <- loo_predict(fit, type = "prob")[, "b"]
   expect_lt(max(abs(lp - share)), 0.05)
-  majority <- max(share, 1 - share)
-  expect_lte(mean((lp > 0.5) == (y == "b")), majority + 0.02)   # was 100%: the labels leaked
+  expect_lte(mean((lp > 0.5) == (y == "b")), majority + 0.02)
   pt <- predict(fit, xt, type = "prob")[, "b"]
   expect_lt(abs(mean(pt) - share), 0.03)
-  expect_lte(logloss(pt, yt), logloss(rep(share, 2000), yt) + 1e-3)
-  # at a small lambda, where LOO values anti-correlate with their own labels
-  small <- suppressWarnings(rlsc(x, y, lambda = c(1e-2, 1e-3)))
-  lps <- loo_predict(small, type = "prob", lambda = small$lambda_min)[, "b"]
-  expect_lte(mean((lps > 0.5) == (y == "b")), majority + 0.02)
-  expect_lt(max(abs(predict(small, xt, type = "prob")[, "b"] - share)), 0.05)
+  expect_lte(logloss(pt, yt), logloss(rep(share, 2000), yt) + 2e-3)
   # three classes
   y3 <- factor(sample(c("a", "b", "c"), n, TRUE, prob = c(0.2, 0.3, 0.5)))
   f3 <- suppressWarnings(rlsc(x, y3))
   p3 <- predict(f3, xt, type = "prob")
   expect_lt(max(abs(colMeans(p3) - as.vector(table(y3)) / n)), 0.03)
+  lp3 <- loo_predict(f3, type = "prob")
+  expect_lt(max(abs(lp3 - rep(as.vector(table(y3)) / n, each = n))), 0.1)
+  # at small lambda, where the LOO values anti-correlate with their own
+  # labels, and with d close to n (n = 60, d = 55), where they are wild
+  for (case in list(list(x = x, l = c(1e-2, 1e-3)), list(x = matrix(rnorm(60 * 55), 60), l = c(1, 1e-2, 1e-4)))) {
+    yy <- y[seq_len(nrow(case$x))]
+    sh <- mean(yy == "b")
+    small <- suppressWarnings(rlsc(case$x, yy, lambda = case$l))
+    for (l in case$l) {
+      lps <- loo_predict(small, type = "prob", lambda = l)[, "b"]
+      expect_lte(mean((lps > 0.5) == (yy == "b")), max(sh, 1 - sh) + 0.05)
+      expect_lt(max(abs(lps - sh)), 0.1)
+      pn <- predict(small, matrix(rnorm(2000 * ncol(case$x)), 2000), type = "prob", lambda = l)[, "b"]
+      expect_lt(abs(mean(pn) - sh), 0.03)
+      expect_lt(sd(pn), 0.05)
+    }
+  }
 })
 
-test_that("the map is stored at fit time: predict() applies it, at lambda_min and lambda_1se only", {
+# The probabilities of a fit at each lambda of `at` (and its cross-fitted
+# LOO probabilities) equal those of a fit made at that lambda alone, to
+# 1e-8; `refit(l)` makes that fit.
+expect_refit_probabilities <- function(fit, refit, at, newx, info = NULL) {
+  for (l in at) {
+    one <- refit(l)
+    expect_equal(predict(fit, newx, lambda = l, type = "prob"), predict(one, newx, type = "prob"),
+                 tolerance = 1e-8, info = paste(info, l))
+    expect_equal(loo_predict(fit, lambda = l, type = "prob"), loo_predict(one, type = "prob"),
+                 tolerance = 1e-8, info = paste(info, l))
+  }
+  # several lambdas at once: each as alone
+  both <- predict(fit, newx, lambda = at[1:2], type = "prob")
+  expect_equal(both[, , 2L], predict(fit, newx, lambda = at[2L], type = "prob"), tolerance = 1e-12,
+               info = info)
+}
+
+test_that("probabilities at any lambda are those of a fit made at that lambda", {
+  # the issue's case: a fit at 1000 predicted at 0.1 used the map of 1000 (1.7e-6 for 0.12)
+  set.seed(9)
+  x <- matrix(rnorm(360), 90)
+  cls <- factor(ifelse(x[, 1] + rnorm(90) > .5, "z", "a"))
+  f <- rlsc(x, cls, lambda = 1000)
+  expect_equal(predict(f, x, lambda = 0.1, type = "prob"), predict(rlsc(x, cls, lambda = 0.1), x, type = "prob"),
+               tolerance = 1e-8)
+  expect_gt(predict(f, x, lambda = 0.1, type = "prob")[2, "z"], 0.05)
+  # two and three classes, weights, class weights, on and off the grid
+  # (lambda = 0: least squares, n > d), primal and dual
+  set.seed(12)
+  n <- 70
+  x <- matrix(rnorm(n * 4), n)
+  y2 <- factor(ifelse(x[, 1] - x[, 2] + rnorm(n) > 0, "yes", "no"))
+  y3 <- factor(c("p", "q", "r")[max.col(x[, 1:3] + matrix(rnorm(n * 3), n))])
+  w <- runif(n, 0.2, 2)
+  w[c(5, 40)] <- 0
+  newx <- x[c(2, 33, 61), ] + 0.2
+  for (y in list(y2, y3)) {
+    for (cw in list(NULL, stats::setNames(c(2, 0.5), levels(y)[1:2]))) {
+      grid <- suppressWarnings(rlsc(x, y, weights = w, class_weights = cw))
+      at <- c(grid$lambda[c(10, 40)], 0.77, max(grid$lambda) * 30, 0)
+      expect_refit_probabilities(grid, function(l) rlsc_short(x, y, weights = w, class_weights = cw, lambda = l),
+                                 at, newx, info = paste(nlevels(y), length(cw)))
+    }
+    wide <- cbind(x, matrix(rnorm(n * 90), n))
+    dual <- suppressWarnings(rlsc(wide, y, weights = w))
+    expect_identical(dual$form, "dual")
+    expect_refit_probabilities(dual, function(l) rlsc_short(wide, y, weights = w, lambda = l),
+                               c(dual$lambda[20], 3.3), wide[c(1, 9), ] * 0.9, info = "dual")
+    # kernels with keep_eigen: any lambda; a chunk matrix and chunk files
+    kern <- rlsc_short(x, y, weights = w, kernel = kernel_rbf(sigma = 2), keep_eigen = TRUE)
+    expect_refit_probabilities(kern, function(l) {
+      rlsc_short(x, y, weights = w, kernel = kernel_rbf(sigma = 2), keep_eigen = TRUE, lambda = l)
+    }, c(kern$lambda[30], 0.123), newx, info = "kernel")
+    chunked <- rlsc_short(chunk_matrix(x, y, w, chunk_rows = 25))
+    inmem <- rlsc_short(x, y, weights = w)
+    for (l in c(inmem$lambda_min, 0.77, 0)) {
+      expect_equal(predict(chunked, newx, lambda = l, type = "prob"), predict(inmem, newx, lambda = l, type = "prob"),
+                   tolerance = 1e-8)
+      expect_equal(unname(loo_predict(chunked, lambda = l, type = "prob")),
+                   unname(loo_predict(inmem, lambda = l, type = "prob")), tolerance = 1e-8)
+    }
+    expect_refit_probabilities(chunked, function(l) rlsc_short(chunk_matrix(x, y, w, chunk_rows = 25), lambda = l),
+                               c(chunked$lambda[50], 2.2), newx, info = "chunks")
+  }
+  dir <- new_tempdir()
+  idx <- split(seq_len(n), rep(1:3, length.out = n))
+  rds <- file.path(dir, paste0("part", 1:3, ".rds"))
+  for (i in 1:3) saveRDS(list(x = x[idx[[i]], ], y = y3[idx[[i]]], weights = w[idx[[i]]]), rds[i])
+  files <- rlsc_short(chunk_files(rds), lambda = c(10, 1))
+  order <- unlist(idx)
+  inmem <- rlsc_short(x[order, ], y3[order], weights = w[order], lambda = c(10, 1))
+  for (l in c(1, 0.35)) {
+    expect_equal(predict(files, newx, lambda = l, type = "prob"), predict(inmem, newx, lambda = l, type = "prob"),
+                 tolerance = 1e-8)
+    expect_equal(unname(loo_predict(files, lambda = l, type = "prob")),
+                 unname(loo_predict(inmem, lambda = l, type = "prob")), tolerance = 1e-8)
+  }
+})
+
+test_that("a kernel fit without keep_eigen gives probabilities on its grid, and says how to get others", {
+  s <- sine_data(50, 7)
+  y <- factor(s$y > 0.3)
+  fit <- rlsc_short(s$x, y, kernel = kernel_rbf(sigma = 1), lambda = c(3, 0.3, 0.03))
+  one <- rlsc_short(s$x, y, kernel = kernel_rbf(sigma = 1), lambda = 0.3)
+  expect_equal(predict(fit, s$x[1:5, ], lambda = 0.3, type = "prob"), predict(one, s$x[1:5, ], type = "prob"),
+               tolerance = 1e-8)
+  expect_equal(loo_predict(fit, lambda = 0.3, type = "prob"), loo_predict(one, type = "prob"), tolerance = 1e-8)
+  msg <- "`lambda` = 0.5 is not on the grid of this kernel fit.*refit with `keep_eigen = TRUE` to use any lambda"
+  expect_error(predict(fit, s$x[1:5, ], lambda = 0.5, type = "prob"), msg)
+  expect_error(loo_predict(fit, lambda = 0.5, type = "prob"), msg)
+})
+
+test_that("rows of weight 0 and rows whose LOO value is undefined drop out of the map", {
+  set.seed(4)
+  n <- 40
+  x <- matrix(rnorm(n * 3), n)
+  y <- factor(ifelse(x[, 1] + rnorm(n) > 0, "b", "a"))
+  base <- rlsc_short(x, y, lambda = c(10, 1))
+  # rows of weight 0 with any labels and values change no probability
+  xz <- rbind(x, matrix(rnorm(12, sd = 5), 4))
+  yz <- factor(c(as.character(y), "a", "a", "b", "a"))
+  zero <- rlsc_short(xz, yz, weights = rep(c(1, 0), c(n, 4)), lambda = c(10, 1))
+  for (l in c(1, 0.2)) {
+    expect_equal(predict(zero, x[1:6, ], lambda = l, type = "prob"), predict(base, x[1:6, ], lambda = l, type = "prob"),
+                 tolerance = 1e-10)
+    expect_equal(loo_predict(zero, lambda = l, type = "prob")[1:n, ], loo_predict(base, lambda = l, type = "prob"),
+                 tolerance = 1e-10)
+  }
+  # a column that only row 1 has: at lambda = 0 the row is interpolated, its
+  # LOO value NA: the map is that of the other rows' values
+  xi <- cbind(x, c(1, rep(0, n - 1)))
+  fit <- rlsc_short(xi, y, lambda = c(10, 1))
+  expect_warning(loo_predict(fit, lambda = 0), "their leverage is 1")
+  held <- suppressWarnings(drop(loo_predict(fit, lambda = 0)))
+  expect_true(is.na(held[1L]) && !anyNA(held[-1L]))
+  vals <- drop(ridge_values(xi, ref_code(y), rep(1, n), 0, rows = 2:n)[-1])
+  cf <- ref_platt(vals, (y == "b")[-1], rep(1, n - 1))
+  f <- predict(fit, xi[2:5, ], lambda = 0)
+  expect_equal(unname(predict(fit, xi[2:5, ], lambda = 0, type = "prob")[, "b"]), unname(plogis(cf[1] + cf[2] * f)),
+               tolerance = 1e-7)
+  lp <- suppressWarnings(loo_predict(fit, lambda = 0, type = "prob"))
+  expect_true(all(is.na(lp[1, ])) && !anyNA(lp[-1, ]))
+})
+
+test_that("the maps of lambda_min and lambda_1se are kept: predict() applies them", {
   fit <- rlsc(Species ~ ., data = iris)
+  expect_identical(length(fit$calibration$at), 2L)
+  expect_identical(fit$calibration$at[[1L]]$lambda, unname(fit$lambda_min))
+  expect_identical(fit$calibration$at[[2L]]$lambda, unname(fit$lambda_1se))
   p <- predict(fit, iris[c(1, 51, 101), ], type = "prob")
   changed <- fit
-  changed$calibration$at[[1L]]$full$a <- c(0, 5, 5)
+  changed$calibration$at[[1L]]$map$a <- c(0, 5, 5)
   q <- predict(changed, iris[c(1, 51, 101), ], type = "prob")
   f <- predict(fit, iris[c(1, 51, 101), ])
-  map <- changed$calibration$at[[1L]]$full
-  expect_equal(unname(q), ref_map_prob(map, f), tolerance = 1e-12)
+  expect_equal(unname(q), ref_map_prob(changed$calibration$at[[1L]]$map, f), tolerance = 1e-12)
   expect_false(isTRUE(all.equal(p, q)))
   expect_equal(unname(rowSums(predict(fit, iris[1:3, ], type = "prob", lambda = "lambda_1se"))), rep(1, 3))
-  # other lambdas: maps fitted at 11 values along the grid, interpolated in log(lambda)
-  path <- fit$calibration$path
-  expect_length(path$maps, 11L)
-  expect_true(all(path$lambda %in% fit$lambda))
-  # a path map is the map a fit at that one lambda calibrates, on the same
-  # folds (to the Newton fits' tolerance: each starts elsewhere)
-  set.seed(3)
-  fit <- rlsc(Species ~ ., data = iris)
-  path <- fit$calibration$path
-  set.seed(3)
-  one <- rlsc(Species ~ ., data = iris, lambda = path$lambda[4])
-  expect_identical(one$calibration$foldid, fit$calibration$foldid)
-  expect_equal(one$calibration$at[[1L]]$full, path$maps[[4]], tolerance = 1e-6)
-  at <- path$lambda[4]
-  f4 <- predict(fit, iris[c(1, 51, 101), ], lambda = at)
-  expect_equal(unname(predict(fit, iris[c(1, 51, 101), ], type = "prob", lambda = at)),
-               ref_map_prob(path$maps[[4]], f4), tolerance = 1e-12)
-  mid <- sqrt(path$lambda[4] * path$lambda[5])
-  half <- list(a = (path$maps[[4]]$a + path$maps[[5]]$a) / 2, b = (path$maps[[4]]$b + path$maps[[5]]$b) / 2)
-  fm <- predict(fit, iris[c(1, 51, 101), ], lambda = mid)
-  expect_equal(unname(predict(fit, iris[c(1, 51, 101), ], type = "prob", lambda = mid)),
-               ref_map_prob(half, fm), tolerance = 1e-12)
-  big <- max(fit$lambda) * 10   # beyond the grid: the end's map
-  expect_equal(unname(predict(fit, iris[1:3, ], type = "prob", lambda = big)),
-               ref_map_prob(path$maps[[1]], predict(fit, iris[1:3, ], lambda = big)), tolerance = 1e-12)
-  # cross-fitted LOO probabilities need the held-out values kept at lambda_min and lambda_1se
-  expect_error(loo_predict(fit, lambda = 123.4, type = "prob"),
-               paste0("cross-fitted leave-one-out probabilities are calibrated at `lambda_min` and ",
-                      "`lambda_1se`, not at `lambda` = 123.4"))
   pp <- predict(fit, iris[1:3, ], type = "prob", s = c("lambda_min", "lambda_1se"))
   expect_identical(dim(pp), c(3L, 3L, 2L))
   none <- rlsc(Species ~ ., data = iris, calibration_folds = 0)
   expect_null(none$calibration)
   expect_error(predict(none, iris[1:3, ], type = "prob"), "`calibration_folds` = 0")
+  expect_error(predict(none, iris[1:3, ], type = "prob", lambda = 0.3), "`calibration_folds` = 0")
+  expect_error(loo_predict(none, type = "prob"), "`calibration_folds` = 0")
   expect_error(rlsc(mpg ~ wt, data = mtcars, calibration_folds = 3),
                "`calibration_folds` needs a classification fit")
   expect_error(rlsc(Species ~ ., data = iris, calibration_folds = 1),
                "`calibration_folds` must be 0 \\(no probabilities\\) or a whole number of at least 2, not 1")
-  fit <- rlsc(mpg ~ wt, data = mtcars)
-  expect_error(predict(fit, mtcars, type = "prob"), "`type` = \"prob\" needs a classification fit")
-  expect_error(loo_predict(fit, type = "prob"), "`type` = \"prob\" needs a classification fit")
+  reg <- rlsc(mpg ~ wt, data = mtcars)
+  expect_error(predict(reg, mtcars, type = "prob"), "`type` = \"prob\" needs a classification fit")
+  expect_error(loo_predict(reg, type = "prob"), "`type` = \"prob\" needs a classification fit")
 })
 
 test_that("probabilities of no rows, and of a grid of lambda = 0 alone", {
@@ -325,37 +515,16 @@ test_that("probabilities of no rows, and of a grid of lambda = 0 alone", {
   expect_identical(colnames(none), c("0", "1"))
   three <- rlsc(Species ~ ., data = iris)
   expect_identical(dim(predict(three, iris[0, ], type = "prob")), c(0L, 3L))
-  # a grid of lambda = 0 alone has one map, which serves every lambda
-  # (the interpolation took the smallest positive lambda of none: a warning)
   zero <- rlsc(Species ~ ., data = iris, lambda = 0)
-  expect_length(zero$calibration$path$maps, 1L)
   p <- expect_silent(predict(zero, iris[c(1, 51, 101), ], type = "prob", lambda = 2))
-  expect_equal(unname(p), ref_map_prob(zero$calibration$path$maps[[1L]],
-                                       predict(zero, iris[c(1, 51, 101), ], lambda = 2)), tolerance = 1e-12)
+  expect_equal(p, predict(rlsc(Species ~ ., data = iris, lambda = 2), iris[c(1, 51, 101), ], type = "prob"),
+               tolerance = 1e-8)
 })
 
-test_that("the calibration's folds are dealt, not drawn: a fit's numbers are the same at every call", {
-  # within each class its rows of positive weight, then its others, in an
-  # order shuffled by a fixed seed, take the folds in turn, continuing from
-  # class to class (a reference built row by row)
+test_that("the folds of cross-fitted probabilities are dealt by class, the same for every source", {
   code <- c(2L, 1L, 2L, 3L, 1L, 1L, 2L, 3L, 2L, 1L, 1L, 2L, 3L)
   w <- c(1, 0, 2, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1)
-  old <- RNGkind()
-  set.seed(20261128L, kind = "Mersenne-Twister", normal.kind = "Inversion", sample.kind = "Rejection")
-  key <- runif(length(code))
-  RNGkind(old[1L], old[2L], old[3L])
-  ref <- integer(length(code))
-  k <- 0L
-  for (cl in 1:3) {
-    for (pos in c(TRUE, FALSE)) {
-      rows <- which(code == cl & (w > 0) == pos)
-      for (i in rows[order(key[rows])]) {
-        ref[i] <- k %% 4L + 1L
-        k <- k + 1L
-      }
-    }
-  }
-  expect_identical(rlsc:::dealt_folds(4L, code, w), ref)
+  expect_identical(rlsc:::dealt_folds(4L, code, w), ref_dealt(4L, code, w))
   # every other row of weight 0: each fold still holds rows of positive
   # weight of every class
   wz <- rep(c(1, 0), 100)
@@ -366,42 +535,46 @@ test_that("the calibration's folds are dealt, not drawn: a fit's numbers are the
   # after subject) do not line up with the folds
   cond <- rep(1:5, 80)
   expect_true(all(table(rlsc:::dealt_folds(5L, rep(1:2, each = 200), rep(1, 400)), cond) > 0))
-  # a primal fit by LOO merges the whole data's moments from its calibration
-  # folds': folds from the caller's random numbers would move its path's
-  # last bits from call to call; and the caller's stream is left alone
+  # cross-fitted LOO probabilities by those folds, whatever the seed; the
+  # caller's random numbers are left alone
   x <- as.matrix(iris[c(1:40, 51:120, 131:150), 1:4])
   cls <- droplevels(iris$Species[c(1:40, 51:120, 131:150)])
+  wt <- rep(c(1, 2, 0.5), length.out = 130)
   set.seed(1)
-  a <- rlsc_short(x, cls)
+  a <- rlsc_short(x, cls, weights = wt, class_weights = c(virginica = 3))
+  pa <- loo_predict(a, type = "prob")
   after <- runif(1)
   set.seed(1)
   expect_identical(runif(1), after)
   set.seed(2)
-  b <- rlsc_short(x, cls)
-  expect_identical(a$path, b$path)
-  expect_identical(a$calibration, b$calibration)
-  expect_identical(a$calibration$foldid, rlsc:::dealt_folds(5L, as.integer(cls), rep(1, 130)))
-  expect_true(all(table(a$calibration$foldid, cls) == rep(c(8L, 10L, 8L), each = 5)))
-  # a fit by leave-one-out reports no folds of its own
-  expect_null(a$foldid)
-  expect_identical(a$cv, "loo")
-  # the path is that of the whole data's moments, as without a calibration
-  none <- rlsc_short(x, cls, calibration_folds = 0)
-  expect_equal(a$path, none$path, tolerance = 1e-12)
-  expect_equal(coef(a), coef(none), tolerance = 1e-12)
-  # class weights count as pass 1 counts the rows: 4 rows of positive
-  # weight, so 4 folds, their moments kept from pass 1
-  x6 <- x[c(1:4, 41:44, 111:114), ]
-  c6 <- droplevels(cls[c(1:4, 41:44, 111:114)])
-  w6 <- c(1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0)
-  f6 <- suppressWarnings(rlsc(x6, c6, weights = w6, lambda = 1,
-                              class_weights = c(setosa = 0, versicolor = 1, virginica = 1)))
-  expect_identical(f6$calibration$K, 4L)
-  expect_identical(f6$calibration$foldid,
-                   rlsc:::dealt_folds(4L, as.integer(c6), w6 * c(0, 1, 1)[as.integer(c6)]))
+  b <- rlsc_short(x, cls, weights = wt, class_weights = c(virginica = 3))
+  expect_identical(loo_predict(b, type = "prob"), pa)
+  expect_null(a$foldid)   # a fit by leave-one-out reports no folds of its own
+  folds <- ref_dealt(5L, as.integer(cls), wt)
+  held <- ridge_values(x, ref_code(cls), wt * ifelse(cls == "virginica", 3, 1), a$lambda_min)
+  for (k in 1:5) {
+    out <- folds != k
+    map <- rlsc:::fit_map(list(f = held[out, ], code = as.integer(cls)[out], w = wt[out]), 3L)
+    expect_equal(unname(pa[!out, ]), ref_map_prob(map, held[!out, ]), tolerance = 1e-6, info = k)
+  }
+  # a chunk source of the same rows: the same folds, the same probabilities;
+  # a fit by cv = K deals them too (its folds are the criterion's)
+  for (cv in list("loo", 4)) {
+    # (the chunks' rows in their order: the folds are dealt by the rows' places)
+    order <- unlist(split(1:130, rep(1:3, length.out = 130)))
+    fid <- rep(1:4, length.out = 130)
+    mem <- rlsc_short(x[order, ], cls[order], weights = wt[order], lambda = c(1, 0.1), cv = cv,
+                      foldid = if (cv == 4) fid[order])
+    src <- chunk_source(split(1:130, rep(1:3, length.out = 130)), function(i) {
+      list(x = x[i, ], y = cls[i], weights = wt[i], foldid = if (cv == 4) fid[i])
+    })
+    chunked <- rlsc_short(src, lambda = c(1, 0.1), cv = cv)
+    expect_equal(unname(loo_predict(chunked, type = "prob")), unname(loo_predict(mem, type = "prob")),
+                 tolerance = 1e-8)
+  }
 })
 
-test_that("a chunked LOO fit of classes reads its chunks once for the calibration", {
+test_that("a chunked fit of classes reads its chunks once for the calibration", {
   x <- as.matrix(iris[, 1:4])
   reads <- 0L
   src <- function() {
@@ -415,70 +588,13 @@ test_that("a chunked LOO fit of classes reads its chunks once for the calibratio
   without <- reads
   reads <- 0L
   calibrated <- rlsc_short(src(), lambda = c(1, 0.1))
-  # the held-out values' pass; the folds' moments come from pass 1
+  # the LOO values of lambda_min and lambda_1se in one pass
   expect_identical(reads - without, 3L)
-  expect_identical(calibrated$calibration$K, 5L)
-  expect_equal(calibrated$path, plain$path, tolerance = 1e-12)
-  # chunks holding fewer rows of positive weight than `calibration_folds`:
-  # the calibration makes its own pass with fewer folds
-  few <- chunk_source(list(1:3, c(51:52, 101)), function(i) list(x = x[i, ], y = iris$Species[i]))
-  small <- suppressWarnings(rlsc(few, lambda = c(1, 0.1), calibration_folds = 10))
-  expect_identical(small$calibration$K, 6L)
-  expect_equal(unname(rowSums(predict(small, x[1:2, ], type = "prob"))), c(1, 1))
-})
-
-test_that("K-fold fits calibrate on their own folds; chunks equal memory; kernels and weights", {
-  x <- as.matrix(iris[, 1:4])
-  folds <- rep(1:4, length.out = 150)
-  w <- runif(150, 0.5, 2)
-  fit <- rlsc_short(x, iris$Species, weights = w, foldid = folds, lambda = c(1, 0.1),
-                    class_weights = c(setosa = 2))
-  expect_identical(fit$calibration$foldid, folds)
-  held <- ref_heldout(x, ref_code(iris$Species), w * ifelse(iris$Species == "setosa", 2, 1), folds,
-                      fit$lambda_min)
-  # the map weighs the observation weights, not the class weights
-  map <- fit$calibration$at[[1L]]$full
-  code <- as.integer(iris$Species)
-  t <- matrix((1 - 51 / 52) / 2, 150, 3)
-  t[cbind(1:150, code)] <- 51 / 52
-  r <- w * (ref_map_prob(map, held) - t)
-  free <- map$b > 0
-  expect_equal(unname(colSums(r)[-1]), c(0, 0), tolerance = 1e-5)
-  expect_equal(unname(colSums(r * held)[free]), rep(0, sum(free)), tolerance = 1e-5)
-  # a chunk source reading the same folds: the same probabilities
-  src <- chunk_source(split(1:150, rep(1:3, 50)), function(i) {
-    list(x = x[i, ], y = iris$Species[i], weights = w[i], foldid = folds[i])
-  })
-  chunked <- rlsc_short(src, cv = 4, lambda = c(1, 0.1), class_weights = c(setosa = 2))
-  newx <- x[c(2, 60, 140), ]
-  expect_equal(predict(chunked, newx, type = "prob"), predict(fit, newx, type = "prob"), tolerance = 1e-8)
-  # a chunked LOO fit: the chunks' own folds, its LOO probabilities cross-fitted
-  src2 <- chunk_matrix(x, iris$Species, chunk_rows = 50)
-  loo_chunks <- rlsc_short(src2, lambda = c(1, 0.1))
-  expect_null(loo_chunks$calibration$foldid)
-  expect_equal(unname(rowSums(loo_predict(loo_chunks, type = "prob"))), rep(1, 150))
-  inmem <- rlsc_short(x, iris$Species, foldid = rep(1:5, 30), lambda = c(1, 0.1))
-  chunk_rule <- rlsc_short(chunk_matrix(x, iris$Species, chunk_rows = 150), cv = 5, lambda = c(1, 0.1))
-  expect_equal(predict(chunk_rule, newx, type = "prob"), predict(inmem, newx, type = "prob"),
-               tolerance = 1e-8)
-  # a kernel fit: dual engines per fold, against the bordered system on the training folds
-  s <- sine_data(40, 51)
-  yb <- factor(s$y > 0.5)
-  kf <- rlsc_short(s$x, yb, kernel = kernel_rbf(1), lambda = c(1, 0.1, 0.01))
-  k <- ref_rbf(s$x, sigma = 1)
-  kfolds <- kf$calibration$foldid
-  heldk <- numeric(40)
-  for (j in 1:5) {
-    tr <- kfolds != j
-    sol <- ref_bordered(k[tr, tr], ref_code(yb)[tr, ], lambda = kf$lambda_min)
-    heldk[!tr] <- ref_kernel_predict(sol, k[!tr, tr, drop = FALSE])
-  }
-  pos <- yb == "TRUE"
-  ref <- suppressWarnings(glm(platt_targets(pos) ~ heldk, family = quasibinomial()))
-  expect_gt(coef(ref)[2], 0)
-  fk <- predict(kf, s$x[1:4, ])
-  expect_equal(unname(predict(kf, s$x[1:4, ], type = "prob")[, "TRUE"]),
-               unname(plogis(coef(ref)[1] + coef(ref)[2] * fk)), tolerance = 1e-6)
+  expect_identical(calibrated$path, plain$path)
+  reads <- 0L
+  p <- predict(calibrated, x[1:3, ], lambda = c(0.5, 0.05, 0.3), type = "prob")
+  expect_identical(reads, 3L)   # three maps fitted from one pass
+  expect_equal(unname(apply(p, c(1, 3), sum)), matrix(1, 3, 3))
 })
 
 test_that("per_response multiclass fits give probabilities at each column's lambda", {
@@ -486,21 +602,26 @@ test_that("per_response multiclass fits give probabilities at each column's lamb
   p <- predict(fit, iris[c(1, 51, 101), 1:4], type = "prob")
   expect_equal(unname(rowSums(p)), rep(1, 3))
   f <- predict(fit, iris[c(1, 51, 101), 1:4])
-  expect_equal(unname(p), ref_map_prob(fit$calibration$at[[1L]]$full, f), tolerance = 1e-12)
+  map <- fit$calibration$at[[1L]]$map
+  expect_equal(unname(p), ref_map_prob(map, f), tolerance = 1e-12)
   lp <- loo_predict(fit, type = "prob")
   expect_identical(dim(lp), c(150L, 3L))
   expect_equal(unname(rowSums(lp)), rep(1, 150))
-  # the held-out values of each column at its own lambda
-  folds <- fit$calibration$foldid
+  # the values of each column at its own lambda
   x <- as.matrix(iris[, 1:4])
-  held <- sapply(1:3, function(t) ref_heldout(x, ref_code(iris$Species), rep(1, 150), folds,
-                                              fit$lambda_min[t])[, t])
-  map <- fit$calibration$at[[1L]]$full
+  held <- sapply(1:3, function(t) ridge_values(x, ref_code(iris$Species), rep(1, 150), fit$lambda_min[t])[, t])
   t <- matrix((1 - 51 / 52) / 2, 150, 3)
   t[cbind(1:150, as.integer(iris$Species))] <- 51 / 52
   r <- (ref_map_prob(map, held) - t) / 150
-  expect_equal(unname(colSums(r)[-1]), c(0, 0), tolerance = 1e-5)
-  expect_equal(unname(colSums(r * held)[map$b > 0]), rep(0, sum(map$b > 0)), tolerance = 1e-5)
+  expect_equal(unname(colSums(r)[-1]), c(0, 0), tolerance = 1e-7)
+  expect_equal(unname(colSums(r * held)[map$b > 0]), rep(0, sum(map$b > 0)), tolerance = 1e-7)
+  # other lambdas, one per column: the fit's values there
+  other <- c(0.5, 2, 7)
+  q <- predict(fit, iris[c(1, 51, 101), 1:4], lambda = other, type = "prob")
+  held2 <- sapply(1:3, function(t) ridge_values(x, ref_code(iris$Species), rep(1, 150), other[t])[, t])
+  map2 <- rlsc:::fit_map(list(f = held2, code = as.integer(iris$Species), w = rep(1, 150)), 3L)
+  expect_equal(unname(q), ref_map_prob(map2, predict(fit, iris[c(1, 51, 101), 1:4], lambda = other)),
+               tolerance = 1e-7)
 })
 
 test_that("the map's column centres and spreads (C) are the weighted mean and sd of rows of positive weight", {

@@ -96,8 +96,11 @@ test_that("classification: logistic_reg() and multinom_reg() give RLSC's classes
   expect_equal(unname(as.matrix(prob)), unname(predict(at2, new, type = "prob")), tolerance = 1e-8)
   expect_equal(rowSums(prob), rep(1, 5), tolerance = 1e-12)
   mp <- parsnip::multi_predict(fl, new, type = "prob", penalty = c(2, 20))
-  # other penalties: the decision values exactly, through the one map calibrated at the fit's
+  # other penalties: the probabilities of a fit at that penalty (issue 46)
   expect_equal(unlist(mp$.pred[[3]][2, -1]), predict(at2, new[3, ], lambda = 20, type = "prob")[1, ],
+               tolerance = 1e-8, ignore_attr = TRUE)
+  expect_equal(unlist(mp$.pred[[3]][2, -1]),
+               predict(rlsc(Species ~ ., data = iris, lambda = 20), new[3, ], type = "prob")[1, ],
                tolerance = 1e-8, ignore_attr = TRUE)
   mc <- parsnip::multi_predict(fl, new, penalty = c(2, 20))
   expect_identical(mc$.pred[[2]]$.pred_class,
@@ -236,4 +239,24 @@ test_that("a fixed penalty = 0 fits where a row has leverage 1, as lm() does", {
                                    y ~ x + g, data = d),
                  "undefined \\(NA\\) for up to 1 point")
   expect_equal(unname(predict(f, d)$.pred), unname(fitted(lm(y ~ x + g, d))), tolerance = 1e-10)
+})
+
+test_that("tune_grid() gives fit_resamples()'s probability metrics at every penalty (issue 46)", {
+  need_tidymodels()
+  # tune_grid() fits each resample once and predicts the other penalties by
+  # multi_predict(): the probabilities there were sent through the map of
+  # the fitted penalty (mn_log_loss 0.272 against fit_resamples()'s 0.252)
+  set.seed(1)
+  folds <- rsample::vfold_cv(iris, v = 3, strata = Species)
+  mets <- yardstick::metric_set(yardstick::mn_log_loss, yardstick::roc_auc, yardstick::accuracy)
+  spec <- parsnip::set_engine(parsnip::multinom_reg(penalty = tune::tune()), "rlsc")
+  grid <- data.frame(penalty = c(0.01, 1, 100))
+  tuned <- tune::collect_metrics(tune::tune_grid(spec, Species ~ ., resamples = folds, grid = grid,
+                                                 metrics = mets))
+  for (p in grid$penalty) {
+    one <- parsnip::set_engine(parsnip::multinom_reg(penalty = p), "rlsc")
+    each <- tune::collect_metrics(tune::fit_resamples(one, Species ~ ., resamples = folds, metrics = mets))
+    at <- tuned[tuned$penalty == p, ]
+    expect_equal(at$mean[match(each$.metric, at$.metric)], each$mean, tolerance = 1e-8, info = p)
+  }
 })
