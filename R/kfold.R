@@ -41,9 +41,6 @@ row_folds <- function(rows, i, nfold) {
   as.integer(fold)
 }
 
-# The folds of block i, as a list to be concatenated over the blocks.
-block_folds <- function(rows, i, nfold) list(row_folds(rows, i, nfold))
-
 # The rows `take` of a block (a fold's), with their own y and w: dense x
 # whole with the rows' numbers (`take`), which the moments and projections
 # read by number in C (no copy of x's rows); sparse x, which R multiplies,
