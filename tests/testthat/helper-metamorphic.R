@@ -399,11 +399,13 @@ meta_relations <- list(
     list(fitted = list(unname(as.matrix(fitted(fit))),
                        unname(as.matrix(predict(fit, src$newdata(d$x))))))
   }),
-  # a data-dependent formula term (poly(), scale(), ns()) takes its
-  # parameters from all the rows, whatever the source
+  # a data-dependent formula term (poly(), scale()) takes its parameters
+  # from all the rows, whatever the source
   formula_terms = list(responses = c("numeric", "binary"), formula_only = TRUE, run = function(src, d, response) {
     df <- meta_frame(d, response)
-    fml <- stats::as.formula("y ~ poly(x1, 2) + scale(x2) + splines::ns(x3, df = 2)", env = globalenv())
+    # (ns() with its knots fixed: knots from the rows are refused on chunks)
+    fml <- stats::as.formula("y ~ poly(x1, 2) + scale(x2) + splines::ns(x3, knots = 0, Boundary.knots = c(-4, 4))",
+                             env = globalenv())
     memory <- rlsc(fml, data = df, lambda = 0.5)
     chunks <- rlsc(fml, data = if (isTRUE(src$chunks)) chunk_files(meta_files(df, "rds")) else df, lambda = 0.5)
     nd <- as.data.frame(meta_new(d))

@@ -616,9 +616,9 @@ test_that("per_response multiclass fits give probabilities at each column's lamb
   expect_equal(unname(colSums(r)[-1]), c(0, 0), tolerance = 1e-7)
   expect_equal(unname(colSums(r * held)[map$b > 0]), rep(0, sum(map$b > 0)), tolerance = 1e-7)
   # other lambdas, one per column: the fit's values there
-  other <- c(0.5, 2, 7)
+  other <- stats::setNames(c(0.5, 2, 7), names(fit$lambda_min))   # (named: one per column)
   q <- predict(fit, iris[c(1, 51, 101), 1:4], lambda = other, type = "prob")
-  held2 <- sapply(1:3, function(t) ridge_values(x, ref_code(iris$Species), rep(1, 150), other[t])[, t])
+  held2 <- sapply(1:3, function(t) ridge_values(x, ref_code(iris$Species), rep(1, 150), other[[t]])[, t])
   map2 <- rlsc:::fit_map(list(f = held2, code = as.integer(iris$Species), w = rep(1, 150)), 3L)
   expect_equal(unname(q), ref_map_prob(map2, predict(fit, iris[c(1, 51, 101), 1:4], lambda = other)),
                tolerance = 1e-7)
