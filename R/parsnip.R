@@ -303,6 +303,29 @@ predict_rlsc_engine <- function(object, new_data, type = NULL, opts = list(), pe
   parsnip::predict.model_fit(object, new_data = new_data, type = type, opts = opts, ...)
 }
 
+# parsnip's predict_numeric(), predict_class() and predict_classprob() of the
+# engine: the penalty evaluated (the model's holds a quosure) for the
+# prediction's `lambda`, as the glmnet engine does; tune calls
+# predict.model_fit() directly, so predict_rlsc_engine() is not always
+# passed.
+#' @rawNamespace S3method(parsnip::predict_numeric, "_rlsc", predict_at_penalty)
+#' @rawNamespace S3method(parsnip::predict_numeric, "_rlsc_kernel_fit", predict_at_penalty)
+#' @rawNamespace S3method(parsnip::predict_numeric, "_rlsc_features_fit", predict_at_penalty)
+#' @rawNamespace S3method(parsnip::predict_numeric, "_rlsc_banded_fit", predict_at_penalty)
+#' @rawNamespace S3method(parsnip::predict_class, "_rlsc", predict_at_penalty)
+#' @rawNamespace S3method(parsnip::predict_class, "_rlsc_kernel_fit", predict_at_penalty)
+#' @rawNamespace S3method(parsnip::predict_class, "_rlsc_features_fit", predict_at_penalty)
+#' @rawNamespace S3method(parsnip::predict_class, "_rlsc_banded_fit", predict_at_penalty)
+#' @rawNamespace S3method(parsnip::predict_classprob, "_rlsc", predict_at_penalty)
+#' @rawNamespace S3method(parsnip::predict_classprob, "_rlsc_kernel_fit", predict_at_penalty)
+#' @rawNamespace S3method(parsnip::predict_classprob, "_rlsc_features_fit", predict_at_penalty)
+#' @rawNamespace S3method(parsnip::predict_classprob, "_rlsc_banded_fit", predict_at_penalty)
+#' @noRd
+predict_at_penalty <- function(object, new_data, ...) {
+  object$spec$args$penalty <- engine_penalty(object)
+  NextMethod()
+}
+
 #' @rdname rlsc_engine
 #' @usage \method{multi_predict}{`_rlsc`}(object, new_data, type = NULL, penalty = NULL, ...)
 #' @rawNamespace S3method(parsnip::multi_predict, "_rlsc", multi_predict_rlsc)

@@ -147,26 +147,6 @@ test_that("tune_grid() over vfold_cv() equals rlsc's exact K-fold on the same fo
   expect_equal(as.vector(mse), rev(kf$cvm), tolerance = 1e-10)
 })
 
-test_that("tune_grid() of the misclassification rate equals rlsc's K-fold for RLSC", {
-  need_tidymodels()
-  set.seed(8)
-  folds <- rsample::vfold_cv(iris, v = 4)   # folds of 38, 38, 37 and 37 rows
-  lam <- c(100, 10, 1, 0.1)
-  spec <- parsnip::set_engine(parsnip::multinom_reg(penalty = tune::tune()), "rlsc", standardize = FALSE)
-  res <- tune::tune_grid(spec, Species ~ ., resamples = folds, grid = data.frame(penalty = lam),
-                         metrics = yardstick::metric_set(yardstick::accuracy))
-  per_fold <- tune::collect_metrics(res, summarize = FALSE)
-  foldid <- fold_labels(folds, 150)
-  kf <- rlsc(Species ~ ., data = iris, foldid = foldid, lambda = lam, criterion = "misclass")
-  sizes <- tabulate(foldid)
-  fold_of <- as.integer(sub("Fold", "", per_fold$id))
-  for (l in lam) {
-    at <- per_fold$penalty == l
-    err <- 1 - per_fold$.estimate[at]
-    expect_equal(sum(sizes[fold_of[at]] * err) / sum(sizes), kf$cvm[kf$lambda == l], tolerance = 1e-12)
-  }
-})
-
 test_that("sigma of the RBF kernel tunes by resampling, with exact predictions at every penalty", {
   need_tidymodels()
   set.seed(3)
@@ -266,6 +246,8 @@ test_that("predict() takes a penalty, as the glmnet engine does", {
     expect_equal(predict(fit, mtcars[1:5, ], penalty = p)$.pred, unname(drop(cbind(1, x[1:5, ]) %*% b)),
                  tolerance = 1e-9, info = p)
   }
+  # tune calls predict.model_fit() itself: the model's penalty there too
+  expect_equal(parsnip::predict.model_fit(fit, mtcars[1:5, ])$.pred, predict(fit, mtcars[1:5, ])$.pred)
   expect_error(predict(fit, mtcars, penalty = c(1, 2)), "^`penalty` must be a single number >= 0")
   expect_error(predict(fit, mtcars, penalty = -1), "^`penalty` must be a single number >= 0")
   # classification: classes and probabilities as rlsc's at that penalty
