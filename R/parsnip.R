@@ -134,13 +134,13 @@ rlsc_train <- function(x, y, weights = NULL, penalty = NULL, mixture = NULL, sig
   }
   if (!is.null(mixture) && !identical(as.double(mixture), 0)) {
     stop_arg("the rlsc engine fits ridge penalties: `mixture` must be 0 (or not given), not ",
-             paste(format(mixture), collapse = ", "))
+             paste(format(mixture, trim = TRUE), collapse = ", "))
   }
   if (!is.null(penalty)) {
     ok <- is.numeric(penalty) && length(penalty) == 1L && is.finite(penalty) && penalty >= 0
     if (!ok) {
       stop_arg("`penalty` must be a single number >= 0 for the rlsc engine, not ",
-               paste(format(penalty), collapse = ", "))
+               paste(format(penalty, trim = TRUE), collapse = ", "))
     }
   }
   given_kernel <- kernel
@@ -343,7 +343,7 @@ multi_predict_rlsc <- function(object, new_data, type = NULL, penalty = NULL, ..
   }
   penalty <- penalty %||% object$fit$lambda
   if (!is.numeric(penalty) || !length(penalty) || any(!is.finite(penalty) | penalty < 0)) {
-    stop_arg("`penalty` must be numbers >= 0, not ", paste(format(penalty), collapse = ", "))
+    stop_arg("`penalty` must be numbers >= 0, not ", paste(format(penalty, trim = TRUE), collapse = ", "))
   }
   penalty <- sort(as.double(penalty))
   # all penalties in one call: parsnip prepares the rows once, rlsc maps them once

@@ -182,6 +182,9 @@ test_that("sigma of the RBF kernel tunes by resampling, with exact predictions a
                "^`sigma` must be a single positive number, not 1, 2$")
   expect_error(rlsc_train(as.matrix(mtcars[, -1]), mtcars$mpg, penalty = c(1, 2)),
                "^`penalty` must be a single number >= 0 for the rlsc engine, not 1, 2$")
+  # (numbers of different widths without format()'s padding)
+  expect_error(rlsc_train(as.matrix(mtcars[, -1]), mtcars$mpg, penalty = c(1, 10)),
+               "^`penalty` must be a single number >= 0 for the rlsc engine, not 1, 10$")
 })
 
 test_that("rlsc_train() sets sigma in Nystrom kernels and keeps exact kernels' eigenvectors", {
