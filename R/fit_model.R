@@ -415,7 +415,7 @@ new_fit <- function(call, best, search, spec) {
   data$progress <- NULL
   lambda <- best$lambda
   warn_undefined(best$path$n_na)
-  warn_unreliable(eng, lambda)
+  warn_unreliable(eng, lambda, standardized = spec$standardize)
   if (inherits(eng, "rlsc_dual")) {
     warn_direct_rows(direct_rows_loose(eng, all_rows(data)$y, lambda), lambda)
   }

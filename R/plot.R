@@ -558,13 +558,21 @@ colour_key <- function(pal, breaks, log, label) {
 #'   at the left, labelled `-Inf` (its logarithm), as in [plot.rlsc()].
 #'   With `per_response = TRUE`, as [plot.rlsc()] draws it: each response
 #'   column's own squared error, which chose its lambdas, in its colour,
-#'   with its `lambda_min` (dashed) and `lambda_1se` (dotted).
+#'   with its `lambda_min` (dashed) and `lambda_1se` (dotted). A fit at a
+#'   single \eqn{\lambda} (such as a parsnip fit with a `penalty`) has no
+#'   curve: an error says so.
 #' @usage \method{autoplot}{rlsc}(object, ...)
 #' @exportS3Method ggplot2::autoplot
 #' @examplesIf requireNamespace("ggplot2", quietly = TRUE)
 #' ggplot2::autoplot(rlsc(mpg ~ ., data = mtcars))
 autoplot.rlsc <- function(object, ...) {
   check_no_dots(...)
+  if (length(object$lambda) == 1L) {   # a curve of one point says nothing
+    stop_arg("autoplot() draws the leave-one-out criterion along a grid of `lambda`, and this ",
+             "fit has one value, ", format(object$lambda), ": fit without `lambda` (the parsnip ",
+             "engine without `penalty`) for the curve, or see coef(fit, lambda = <values>) for ",
+             "the coefficients along a path")
+  }
   if (isTRUE(object$per_response)) return(autoplot_responses(object))
   path <- criterion_curve(object$path, object$criterion)
   path$x <- lambda_x(path$lambda)

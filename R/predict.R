@@ -23,12 +23,21 @@
 #'   classification, one column per class, or one column for two classes),
 #'   `"class"` for class labels: a factor with the levels and the class of the
 #'   response (an ordered factor for an ordered response; levels dropped as
-#'   empty when fitting are kept, so that `pred == truth` works), or `"prob"`
-#'   for class probabilities (see Details).
+#'   empty when fitting are kept, so that `pred == truth` works), by default
+#'   the class of the largest decision value, not necessarily the most
+#'   probable one (see `class_rule`); or `"prob"` for class probabilities (see
+#'   Details).
 #' @param se.fit for regression: also return standard errors of the fitted
 #'   mean (see Details).
 #' @param s glmnet's name for `lambda`: `predict(fit, newx, s = 1)` is
 #'   `predict(fit, newx, lambda = 1)` (give one of the two).
+#' @param class_rule for `type = "class"`: `"decision"` (the default) gives
+#'   the class of the largest decision value (the sign of the one column for
+#'   two classes), RLSC's rule; `"prob"` the most probable class, the
+#'   largest of the probabilities of `type = "prob"` (the first on ties), so
+#'   that the class agrees with them. The two can differ where the decision
+#'   values of two classes are close, since each class's calibration map has
+#'   its own intercept and slope. The parsnip engine predicts with `"prob"`.
 #' @param ... not used.
 #' @details
 #' **Decision values** are the fitted values of least squares on the -1/+1
@@ -93,10 +102,13 @@
 #' head(predict(fit, iris))
 #' head(predict(fit, iris, type = "class"))
 predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
-                         type = c("response", "class", "prob"), se.fit = FALSE, ..., s = NULL) {
+                         type = c("response", "class", "prob"), se.fit = FALSE, ..., s = NULL,
+                         class_rule = c("decision", "prob")) {
   check_no_dots(...)
   validate_rlsc(object)
   type <- check_type(object, type)
+  class_rule <- match.arg(class_rule)
+  if (type == "class" && class_rule == "prob") type <- "probable_class"
   se.fit <- check_flag(se.fit, "se.fit")
   if (se.fit && (object$type != "regression" || type != "response")) {
     stop_arg("`se.fit` = TRUE needs a regression fit and `type` = \"response\"")
@@ -116,7 +128,7 @@ predict.rlsc <- function(object, newdata, lambda = object$lambda_min,
       } else {
         decisions_at(object, newdata, ls, if (!se.fit) engines_at(object$engine, ls), se.fit)
       }
-      maps <- if (type == "prob") calibration_maps(object, ls)
+      maps <- if (type %in% c("prob", "probable_class")) calibration_maps(object, ls)
       lapply(seq_along(ls), function(k) predict_at(object, newdata, ls[[k]], type, se.fit, f[[k]], maps[[k]]))
     }
   }
@@ -139,6 +151,11 @@ predict_at <- function(object, newdata, lambda, type, se.fit, f = NULL, map = NU
     }
   }
   if (type == "class") return(stats::setNames(class_labels(object, f), rownames(f)))
+  if (type == "probable_class") {   # as decision values: p2 - p1 of two classes
+    p <- predict_at(object, newdata, lambda, "prob", se.fit, f, map)
+    return(stats::setNames(class_labels(object, if (ncol(p) == 2L) p[, 2L] - p[, 1L] else p),
+                           rownames(f)))
+  }
   if (type == "prob") {
     return(class_probabilities(object, f, map %||% calibration_maps(object, list(lambda))[[1L]]))
   }
@@ -174,10 +191,21 @@ decisions_at <- function(object, newdata, lambdas, engines = NULL, se = FALSE) {
     rows$design <- moved$x
     engines <- moved$engines
   }
-  lapply(seq_along(lambdas), function(k) {
+  # one warning for all the lambdas whose predictions may be inaccurate
+  warned <- FALSE
+  out <- withCallingHandlers(lapply(seq_along(lambdas), function(k) {
     if (!is.null(engines)) object$engine <- engines[[k]]
     predict_matrix(object, newdata, lambdas[[k]], se, rows)
+  }), rlsc_prediction_accuracy = function(w) {
+    warned <<- TRUE
+    invokeRestart("muffleWarning")
   })
+  if (warned) {
+    warn_unreliable(if (is.null(engines)) object$engine else engines[[1L]],
+                    unlist(lapply(lambdas, lambda_value, object = object)),
+                    new_rows = TRUE, standardized = !is.null(object$scale))
+  }
+  out
 }
 
 # Decision values (m x T) at new data (`rows`, new_rows()); rows with NA
@@ -261,7 +289,7 @@ predict_design <- function(object, x, lambda) {
   }, engine = object$engine)
   f <- out$f
   attr(f, "bound") <- NULL
-  warn_unreliable(object$engine, lam, new_rows = TRUE)
+  warn_unreliable(object$engine, lam, new_rows = TRUE, standardized = !is.null(object$scale))
   # (the slim fit of predict_chunks() holds the scale of y, not y)
   if (!is.null(out$bound)) warn_prediction(out$bound, object$y_scale %||% y_scale(object$y), lam)
   dimnames(f) <- list(rownames(x), response_names(object$y))

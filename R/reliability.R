@@ -62,7 +62,9 @@ reliability <- function(eng, lambda, new_rows = FALSE) {
 
 unreliable <- function(eng, lambda) reliability(eng, lambda)$bad
 
-warn_unreliable <- function(eng, lambda, new_rows = FALSE) {
+# `standardized`: the columns were standardized (standardize = TRUE), so
+# that putting them on comparable scales is no advice.
+warn_unreliable <- function(eng, lambda, new_rows = FALSE, standardized = FALSE) {
   values <- eng$values
   r <- reliability(eng, lambda, new_rows)
   conditioned <- r$conditioned
@@ -91,15 +93,19 @@ warn_unreliable <- function(eng, lambda, new_rows = FALSE) {
   linear <- linear_engine(eng)
   advice <- c("use larger values of `lambda`",
               if (any(cancelled)) "center `x` (or change the kernel parameters)",
-              if (linear && any(conditioned | (near_dropped & !lost))) {
+              if (linear && !standardized && any(conditioned | (near_dropped & !lost))) {
                 "put the columns of `x` on comparable scales (`standardize = TRUE`)"
               })
   advice <- paste(advice, collapse = ", or ")
-  warning(sprintf(paste0(
-    "leave-one-out values may be inaccurate (relative error above 1e-6) at %d value(s) ",
-    "of `lambda` up to %s: %s; %s"),
-    sum(bad), format(max(lambda[bad]), digits = 3), paste(why, collapse = "; "), advice),
-    call. = FALSE)
+  # what the caller asked for: predictions at new rows (class
+  # "rlsc_prediction_accuracy": decisions_at() says it once for all its
+  # lambdas), or the fit's leave-one-out values ("rlsc_loo_accuracy", which
+  # the parsnip engine muffles at a given penalty: nobody sees them)
+  msg <- sprintf(paste0(
+    "%s may be inaccurate (relative error above 1e-6) at %d value(s) ",
+    "of `lambda` up to %s: %s; %s"), if (new_rows) "predictions" else "leave-one-out values",
+    sum(bad), format(max(lambda[bad]), digits = 3), paste(why, collapse = "; "), advice)
+  warning(warningCondition(msg, class = if (new_rows) "rlsc_prediction_accuracy" else "rlsc_loo_accuracy"))
 }
 
 

@@ -82,23 +82,24 @@ test_that("autoplot() of a per_response fit draws each column's own squared erro
   expect_equal(sort(10^marks$xintercept), unname(sort(c(fit$lambda_min, fit$lambda_1se))), tolerance = 1e-12)
 })
 
-test_that("autoplot() of GCV, of lambda = 0 alone and of one lambda draws without a warning", {
+test_that("autoplot() of GCV and of lambda = 0 draws without a warning; of one lambda, an error says why", {
   skip_if_not_installed("ggplot2")
   # (GCV has no standard errors: its band and bars warned from ggplot2; a grid
-  # without a positive lambda took the range of none; one lambda, a line of
-  # one point)
+  # with lambda = 0 takes the range of its positive values)
   layers <- function(p) vapply(p$layers, function(l) class(l$geom)[1L], "")
   expect_no_warning(gcv <- ggplot2::autoplot(rlsc(mpg ~ ., data = mtcars, cv = "gcv")))
   expect_no_warning(built <- ggplot2::ggplot_build(gcv))
   expect_false(any(c("GeomRibbon", "GeomPointrange") %in% layers(gcv)))
   expect_true(all(is.finite(built$data[[1L]]$y)))
-  expect_no_warning(zero <- ggplot2::autoplot(rlsc(mpg ~ ., data = mtcars, lambda = 0)))
+  fit <- suppressWarnings(rlsc(mpg ~ ., data = mtcars, lambda = c(2, 0)))
+  expect_no_warning(zero <- ggplot2::autoplot(fit))
   expect_no_warning(built <- ggplot2::ggplot_build(zero))
-  expect_identical(built$layout$panel_params[[1]]$x$get_labels(), "-Inf")
-  fit <- suppressWarnings(rlsc(mpg ~ ., data = mtcars, lambda = 2))   # (lambda_min at the grid's top)
-  expect_no_warning(one <- ggplot2::autoplot(fit))
-  expect_no_warning(ggplot2::ggplot_build(one))
-  expect_identical(layers(one), c("GeomPointrange", "GeomVline"))
+  expect_identical(built$layout$panel_params[[1]]$x$get_labels()[1L], "-Inf")
+  # a fit at one lambda (a parsnip fit at its penalty) has no curve: a lone
+  # point said nothing
+  expect_error(ggplot2::autoplot(suppressWarnings(rlsc(mpg ~ ., data = mtcars, lambda = 2))),
+               "^autoplot\\(\\) draws the leave-one-out criterion along a grid of `lambda`, and this fit has one value, 2:")
+  expect_error(ggplot2::autoplot(rlsc(mpg ~ ., data = mtcars, lambda = 0)), "this fit has one value, 0:")
 })
 
 test_that("plot(type = \"coef\") draws one column and says when there is none", {

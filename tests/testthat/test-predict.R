@@ -193,3 +193,28 @@ test_that("a chunk source as new data at several lambdas is read in one pass, as
   expect_error(predict(fits$linear[[1]], chunk_matrix(newx, rep(0, 11), chunk_rows = 4), s = c(1, 10),
                        se.fit = TRUE), "`se.fit` = TRUE needs in-memory `newdata`, not a chunk source")
 })
+
+test_that("class_rule = \"prob\" gives the most probable class; the default stays the largest decision value", {
+  fit <- rlsc(Species ~ ., data = iris, standardize = TRUE)
+  for (l in c(1, 1e4)) {
+    p <- predict(fit, iris, lambda = l, type = "prob")
+    probable <- predict(fit, iris, lambda = l, type = "class", class_rule = "prob")
+    expect_identical(as.character(probable), colnames(p)[max.col(p, ties.method = "first")])
+    expect_identical(levels(probable), levels(iris$Species))
+    # the two rules differ on iris (14 rows at lambda 1, 39 at 1e4): the rule matters
+    decision <- predict(fit, iris, lambda = l, type = "class")
+    expect_identical(as.character(decision), levels(iris$Species)[max.col(predict(fit, iris, lambda = l),
+                                                                          ties.method = "first")])
+    expect_gt(sum(probable != decision), 0)
+  }
+  # several lambdas: a column per value, each the rule at its lambda
+  both <- predict(fit, iris[1:60, ], lambda = c(1, 1e4), type = "class", class_rule = "prob")
+  expect_identical(both[[2]], unname(predict(fit, iris[1:60, ], lambda = 1e4, type = "class", class_rule = "prob")))
+  # two classes: the class whose probability is the larger
+  bin <- droplevels(iris[51:150, ])
+  two <- rlsc(Species ~ ., data = bin)
+  p <- predict(two, bin, type = "prob")
+  expect_identical(as.character(predict(two, bin, type = "class", class_rule = "prob")),
+                   colnames(p)[max.col(p, ties.method = "first")])
+  expect_error(predict(fit, iris, type = "class", class_rule = "argmax"), "should be one of")
+})

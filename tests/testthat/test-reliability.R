@@ -394,3 +394,21 @@ test_that("problems the fuzz found stay fixed", {
     expect_true(fuzz_run(fuzz_case(seed))$outcome %in% c("fit", "error"), info = seed)
   }
 })
+
+test_that("predict() warns about predictions, once for all its lambdas, and a standardized fit is not told to standardize", {
+  set.seed(1)
+  x1 <- rnorm(50)
+  x <- cbind(x1, x1 + 1e-7 * rnorm(50), rnorm(50))   # two columns nearly the same
+  colnames(x) <- c("a", "b", "c")
+  y <- x1 + rnorm(50)
+  fit <- suppressWarnings(rlsc(x, y, lambda = c(1, 1e-6, 1e-7), standardize = TRUE))
+  res <- fit_warnings(predict(fit, x[1:3, ], lambda = c(1e-6, 1e-7, 1)))
+  expect_length(res$warnings, 1L)
+  expect_match(res$warnings, paste0("^predictions may be inaccurate \\(relative error above 1e-6\\) at 2 ",
+                                    "value\\(s\\) of `lambda` up to 1e-06: they are near eigenvalues dropped"))
+  expect_no_match(res$warnings, "standardize")
+  # one lambda: one warning too, and the fit's own leave-one-out values warn in
+  # their own words
+  expect_warning(predict(fit, x[1:3, ], lambda = 1e-6), "^predictions may be inaccurate")
+  expect_warning(loo_predict(fit, 1e-7), "^leave-one-out values may be inaccurate")
+})
