@@ -1,0 +1,174 @@
+# The engine of a banded fit (class rlsc_banded).
+# What the methods of a fit ask of its engine, answered column by column from
+# the engine of each column's candidate (band_sub_engine()): rebuilt from the
+# moments of pass 1 (primal; no pass over the rows) or the rows (dual), kept
+# in a cache of the session bounded by options(rlsc.band_memory).  Its own
+# `values` are empty: the sub-engines warn when they are built for the fit.
+
+banded_engine <- function(search, spec, chosen) {
+  data <- search$data
+  nt <- length(chosen)
+  band_counter$n <- band_counter$n + 1
+  structure(list(
+    form = search$form, values = numeric(0), dropped = 0, noise = 0, g = matrix(0, 0L, nt),
+    intercept = spec$intercept, kernel = spec$kernel %||% kernel_linear(),
+    id = paste0(format(Sys.time(), "%Y%m%d%H%M%OS6"), "-", band_counter$n),
+    bands = spec$bands, chosen = as.integer(chosen), sd = search$sd,
+    moments = search$mom,
+    rows = if (search$form != "primal") dense_kernel_rows(spec$kernel %||% kernel_linear(), all_rows(data)),
+    free = spec$free), class = c("rlsc_banded", "rlsc_engine"))
+}
+
+band_counter <- new.env(parent = emptyenv())
+band_counter$n <- 0
+band_cache <- new.env(parent = emptyenv())
+
+validate_banded <- function(eng) {
+  bad <- function(...) stop_arg("malformed rlsc engine: ", ...)
+  bands <- eng$bands
+  if (!is.list(bands) || !is.matrix(bands$candidates) || !is.integer(bands$group) ||
+      !is.integer(eng$chosen) || any(!eng$chosen %in% seq_len(nrow(bands$candidates))) ||
+      ncol(eng$g) != length(eng$chosen)) {
+    bad("a banded engine needs its candidates, the group of each column and the chosen ",
+        "candidate of each response column")
+  }
+  if (is.null(eng$moments) && is.null(eng$rows)) bad("a banded engine needs its moments or rows")
+  eng
+}
+
+# The engines of candidates `used`, built together: in the primal their
+# Grams decomposed two at a time on two threads (batched_eigens()).
+band_sub_engines <- function(eng, used) {
+  eigs <- if (eng$form == "primal") {
+    scales <- lapply(used, function(j) band_scale(eng$bands, eng$bands$candidates[j, ], eng$sd))
+    batched_eigens(rep(list(eng$moments), length(used)), scales, eng$free)
+  }
+  Map(band_sub_engine, j = used, eigen = eigs %||% list(NULL), MoreArgs = list(eng = eng))
+}
+
+# The engine of candidate j for the response columns that chose it
+# (`eigen`: as primal_engine() takes it; band_sub_engines() gives the
+# decomposition made beforehand).
+band_sub_engine <- function(eng, j, eigen = c_eigen) {
+  key <- paste0(eng$id, ":", j)
+  hit <- band_cache[[key]]
+  if (!is.null(hit)) return(hit)
+  cols <- which(eng$chosen == j)
+  scale <- band_scale(eng$bands, eng$bands$candidates[j, ], eng$sd)
+  sub <- if (eng$form == "primal") {
+    primal_engine(target_moments(eng$moments, cols), eng$intercept, scale, eng$free, eigen %||% c_eigen)
+  } else if (eng$kernel$name == "linear") {
+    rows <- eng$rows
+    rows$y <- rows$y[, cols, drop = FALSE]
+    dual_engine(kernel_linear(), rows, eng$intercept, scale)
+  } else {
+    # multiple-kernel ridge: the candidate's kernel over all rows, as the search formed it
+    rows <- eng$rows
+    kernel <- band_kernel(eng$kernel, eng$bands, eng$bands$candidates[j, ], rows, eng$sd, eng$intercept)
+    rows$y <- rows$y[, cols, drop = FALSE]
+    dual_engine(kernel, rows, eng$intercept, eng$sd)
+  }
+  cache_engine(key, sub)
+  sub
+}
+
+# The cache of sub-engines: the oldest go first beyond the memory bound.
+cache_engine <- function(key, sub) {
+  size <- as.double(utils::object.size(sub))
+  budget <- getOption("rlsc.band_memory", 5e8)
+  keys <- band_cache$.keys %||% character()
+  sizes <- band_cache$.sizes %||% numeric()
+  while (length(keys) && sum(sizes) + size > budget) {
+    rm(list = keys[1L], envir = band_cache)
+    keys <- keys[-1L]
+    sizes <- sizes[-1L]
+  }
+  if (size <= budget) {
+    assign(key, sub, envir = band_cache)
+    keys <- c(keys, key)
+    sizes <- c(sizes, size)
+  }
+  band_cache$.keys <- keys
+  band_cache$.sizes <- sizes
+}
+
+# The response columns of each candidate chosen, as (candidate, columns).
+band_groups_of <- function(eng) {
+  used <- unique(eng$chosen)
+  lapply(used, function(j) list(j = j, cols = which(eng$chosen == j)))
+}
+
+# Coefficients at one lambda, or one per response column.
+engine_coef.rlsc_banded <- function(eng, lambda) {
+  nt <- length(eng$chosen)
+  lambda <- rep_len(lambda, nt)
+  out <- NULL
+  for (grp in band_groups_of(eng)) {
+    sub <- band_sub_engine(eng, grp$j)
+    cf <- at_lambdas(lambda[grp$cols], length(grp$cols), function(l) engine_coef(sub, l))
+    if (is.null(out)) {
+      out <- list(coef = matrix(0, nrow(as.matrix(cf$coef)), nt), intercept = numeric(nt),
+                  shift = cf$shift, center = cf$center, base = numeric(nt))
+    }
+    out$coef[, grp$cols] <- cf$coef
+    out$intercept[grp$cols] <- cf$intercept
+    if (!is.null(cf$base)) out$base[grp$cols] <- cf$base   # (dual coefficients have none)
+  }
+  out
+}
+
+# Decision values of new rows; multiple-kernel ridge through each candidate's
+# dual engine (its own kernel), with the bound of their rounding error.
+engine_decision.rlsc_banded <- function(eng, newx, lambda) {
+  if (eng$kernel$name == "linear") return(linear_decision(newx, engine_coef(eng, lambda)))
+  nt <- length(eng$chosen)
+  lambda <- rep_len(lambda, nt)
+  f <- bound <- matrix(0, nrow(newx), nt)
+  for (grp in band_groups_of(eng)) {
+    sub <- band_sub_engine(eng, grp$j)
+    new <- dual_new_rows(sub, newx)   # (once for the lambdas of its columns)
+    got <- at_lambdas(lambda[grp$cols], length(grp$cols), function(l) {
+      f <- dual_decision(new, sub, l)
+      list(f = f, bound = attr(f, "bound") %||% matrix(0, nrow(f), ncol(f)))
+    })
+    f[, grp$cols] <- got$f
+    bound[, grp$cols] <- got$bound
+  }
+  attr(f, "bound") <- bound
+  f
+}
+
+engine_basis.rlsc_banded <- function(eng, newx) {
+  stop_arg("`se.fit` = TRUE is not available for banded fits (`bands`): the columns' models ",
+           "differ by response column")
+}
+
+# Fitted values, LOO values and 1 - h (n x T: they differ by candidate) at
+# each response column's lambda (one or T values): one path per candidate
+# chosen, at its columns' lambdas.
+band_outputs <- function(eng, data, lambda) {
+  nt <- length(eng$chosen)
+  lambda <- rep_len(lambda, nt)
+  out <- NULL
+  for (grp in band_groups_of(eng)) {
+    sub <- band_sub_engine(eng, grp$j)
+    cols <- grp$cols
+    grid <- unique(lambda[cols])
+    path <- engine_path(sub, select_responses(data, cols), grid, keep = TRUE)
+    n <- dim(path$loo)[1L]
+    if (is.null(out)) {
+      out <- list(fitted = matrix(NA_real_, n, nt), loo = matrix(NA_real_, n, nt),
+                  omh = matrix(NA_real_, n, nt), n_na = 0, y = matrix(NA_real_, n, nt),
+                  weights = path$weights)
+    }
+    at <- match(lambda[cols], grid)
+    for (k in seq_along(cols)) {
+      out$fitted[, cols[k]] <- path$fitted[, k, at[k]]
+      out$loo[, cols[k]] <- path$loo[, k, at[k]]
+      out$omh[, cols[k]] <- path$omh[, at[k]]
+    }
+    out$y[, cols] <- path$y
+    out$n_na <- max(out$n_na, path$n_na)
+  }
+  out
+}

@@ -1,0 +1,114 @@
+# The search over the candidates: `build(j, cols, full, fold)` gives
+# candidate j's engine and fold engines for response columns `cols` (no pass
+# over the rows in the primal), `base()` the engine of the unweighted
+# columns (for the default grid), and the settings for search_settings().
+band_search <- function(data, spec) {
+  bands <- spec$bands
+  form <- linear_form(data, spec)
+  what <- "the weighted cross-products of `x`"
+  build_batch <- NULL
+  if (form == "primal") {
+    pass <- primal_moments(data, spec)
+    # each fold's training moments, merged once for every candidate
+    if (!is.null(pass$folds)) pass$training <- fold_training(pass$folds, spec$cv$labels)
+    sd <- if (spec$standardize) scale_from_moments(pass$mom)
+    data <- pass$data
+    build <- function(j, cols = NULL, full = TRUE, fold = TRUE, eigens = NULL) {
+      part <- pass
+      if (!is.null(cols) && !identical(as.integer(cols), seq_along(pass$mom$ybar))) {
+        part$mom <- target_moments(pass$mom, cols)
+        if (!is.null(pass$folds)) {
+          part$folds <- lapply(pass$folds, target_moments, cols = cols)
+          part$training <- lapply(pass$training, target_moments, cols = cols)
+        }
+        part$data <- select_responses(pass$data, cols)
+      }
+      scale <- if (j == 0L) sd else band_scale(bands, bands$candidates[j, ], sd)
+      primal_engines(part, spec, scale, sd, full, fold, eigens)
+    }
+    # the engines of candidates `batch` (their engines, `full`, and fold
+    # engines, `fold`, for response columns `cols`, or cols[[b]] for
+    # candidate b), their Grams decomposed together (two at a time on two
+    # threads: batched_eigens())
+    build_batch <- function(batch, cols, full = TRUE, fold = TRUE) {
+      scales <- lapply(batch, function(j) band_scale(bands, bands$candidates[j, ], sd))
+      folds <- if (fold) pass$training
+      moms <- c(if (full) list(pass$mom), folds)
+      eigs <- batched_eigens(rep(moms, length(batch)), rep(scales, each = length(moms)), spec$free)
+      per <- split(eigs, rep(seq_along(batch), each = length(moms)))
+      if (!is.list(cols)) cols <- rep(list(cols), length(batch))
+      Map(function(j, cj, e) {
+        build(j, cj, full, fold, list(full = if (full) e[[1L]], folds = if (length(folds)) e[full + seq_along(folds)]))
+      }, batch, cols, per)
+    }
+    base <- build(0L, fold = FALSE)$engine
+    lambda <- spec$lambda %||% band_default_grid(base, data, spec, what)
+    bands$graded <- graded_bands(base$values, bands$candidates, lambda)
+    rm(base)
+  } else if (is.null(spec$kernel)) {
+    pass <- NULL
+    sd <- standardize_rows(data, spec)
+    groups <- group_kernels(all_rows(data), bands, sd, spec$intercept)
+    build <- function(j, cols = NULL, full = TRUE, fold = TRUE, eigens = NULL) {   # (eigens: primal)
+      part <- if (is.null(cols)) data else select_responses(data, cols)
+      scale <- if (j == 0L) sd else band_scale(bands, bands$candidates[j, ], sd)
+      kernel <- kernel_linear()
+      if (j > 0L && !is.null(groups)) kernel$gram <- candidate_gram(groups, bands$candidates[j, ])
+      dual_build(kernel, part, spec, sd, scale, full)
+    }
+    lambda <- spec$lambda %||% if (spec$crit$per_response) band_default_grid(build(0L)$engine, data, spec, what)
+  } else {
+    # multiple-kernel ridge: candidate w's kernel is sum_g w_g K_g, K_g the
+    # kernel of group g's (standardized) columns; j = 0, every weight 1,
+    # gives the default grid as the unweighted columns do for the linear kernel
+    pass <- NULL
+    what <- "the weighted centered kernel"
+    sd <- standardize_rows(data, spec)
+    rows <- dense_kernel_rows(spec$kernel, all_rows(data))
+    groups <- group_kernels(rows, bands, sd, spec$intercept, spec$kernel)
+    weights <- function(j) if (j == 0L) rep(1, length(bands$names)) else bands$candidates[j, ]
+    build <- function(j, cols = NULL, full = TRUE, fold = TRUE, eigens = NULL) {   # (eigens: primal)
+      part <- if (is.null(cols)) data else select_responses(data, cols)
+      kernel <- band_kernel(spec$kernel, bands, weights(j), rows, sd, spec$intercept, groups)
+      dual_build(kernel, part, spec, sd, sd, full)
+    }
+    lambda <- spec$lambda %||% if (spec$crit$per_response) band_default_grid(build(0L)$engine, data, spec, what)
+  }
+  # the fold engines of candidate j for other folds (calibration)
+  candidate_folds <- function(j, fold, nfold) {
+    if (!is.null(spec$kernel)) {
+      kernel <- band_kernel(spec$kernel, bands, bands$candidates[j, ], rows, sd, spec$intercept, groups)
+      return(dual_fold_builder(kernel, rows, fold, spec, sd))
+    }
+    scale <- band_scale(bands, bands$candidates[j, ], sd)
+    if (form == "primal") return(primal_fold_engines(with_folds(data, fold), spec, nfold, scale))
+    dual_fold_builder(kernel_linear(), all_rows(data), fold, spec, scale)
+  }
+  list(settings = as.list(seq_len(nrow(bands$candidates))), grid = NULL, form = form, sd = sd,
+       data = data, mom = pass$mom, build = build, build_batch = build_batch, lambda = lambda, bands = bands,
+       candidate_folds = candidate_folds, what = what)
+}
+
+# The default grid of a banded fit: that of the unweighted columns' engine,
+# shared by every candidate.
+band_default_grid <- function(base, data, spec, what) {
+  check_spectrum_range(base$values, what)
+  npos <- data$npos %||% sum(all_rows(data)$w > 0)
+  default_lambda(base$values, spec$nlambda, least_squares_candidate(base, npos))
+}
+
+# The form of a linear fit ("auto": primal when the rows of positive weight
+# are at least as many as the columns; chunk sources primal).
+linear_form <- function(data, spec) {
+  if (spec$mode != "auto") return(spec$mode)
+  if (data$kind == "chunks") return("primal")
+  if (length(data$template$xnames) <= sum(all_rows(data)$w > 0)) "primal" else "dual"
+}
+
+# The moments of some response columns only.
+target_moments <- function(mom, cols) {
+  mom$sxy <- mom$sxy[, cols, drop = FALSE]
+  mom$ybar <- mom$ybar[cols]
+  mom$yshift <- mom$yshift[cols]
+  mom
+}
