@@ -1,27 +1,60 @@
 # The engine of a banded fit (class rlsc_banded).
 # What the methods of a fit ask of its engine, answered column by column from
-# the engine of each column's candidate (band_sub_engine()): rebuilt from the
-# moments of pass 1 (primal; no pass over the rows) or the rows (dual), kept
-# in a cache of the session bounded by options(rlsc.band_memory).  Its own
-# `values` are empty: the sub-engines warn when they are built for the fit.
+# the engine of each column's candidate (band_sub_engine()): those built for
+# the fit, which it keeps within options(rlsc.band_memory) (`subs`), else
+# rebuilt from the moments of pass 1 (primal; no pass over the rows) or the
+# rows (dual).  Its own `values` are empty: its candidates' engines warn
+# (warn_unreliable.rlsc_banded()).
 
 banded_engine <- function(search, spec, chosen) {
   data <- search$data
   nt <- length(chosen)
-  band_counter$n <- band_counter$n + 1
-  structure(list(
+  eng <- structure(list(
     form = search$form, values = numeric(0), dropped = 0, noise = 0, g = matrix(0, 0L, nt),
     intercept = spec$intercept, kernel = spec$kernel %||% kernel_linear(),
-    id = paste0(format(Sys.time(), "%Y%m%d%H%M%OS6"), "-", band_counter$n),
     bands = spec$bands, chosen = as.integer(chosen), sd = search$sd,
     moments = search$mom,
     rows = if (search$form != "primal") dense_kernel_rows(spec$kernel %||% kernel_linear(), all_rows(data)),
     free = spec$free), class = c("rlsc_banded", "rlsc_engine"))
+  used <- unique(eng$chosen)
+  eng$subs <- kept_engines(band_sub_engines(eng, used), used)
+  eng
 }
 
-band_counter <- new.env(parent = emptyenv())
-band_counter$n <- 0
-band_cache <- new.env(parent = emptyenv())
+# The chosen candidates' engines the fit keeps (named by candidate), in
+# order while their sizes stay within options(rlsc.band_memory) bytes; the
+# methods rebuild the others when they need them (band_sub_engine()).  A
+# dual engine keeps its rows of positive weight, which the banded engine
+# holds once for all (`rows`): each kept engine leaves them out.
+kept_engines <- function(subs, used) {
+  budget <- getOption("rlsc.band_memory", 5e8)
+  subs <- lapply(subs, function(sub) {
+    if (inherits(sub, "rlsc_dual")) sub["x"] <- list(NULL)
+    sub
+  })
+  sizes <- vapply(subs, function(sub) as.double(utils::object.size(sub)), 1)
+  keep <- cumsum(sizes) <= budget
+  stats::setNames(subs[keep], used[keep])
+}
+
+# The effective degrees of freedom of a banded fit's path: the mean over the
+# response columns of their candidates' (fit_bands()).
+band_df <- function(eng, lambda) {
+  used <- unique(eng$chosen)
+  counts <- tabulate(match(eng$chosen, used), length(used))
+  df <- Map(function(j, k) k * model_df(band_sub_engine(eng, j), lambda), used, counts)
+  Reduce(`+`, df) / length(eng$chosen)
+}
+
+# The reliability warning of a banded fit: that of the first chosen
+# candidate's engine whose numbers at `lambda` may be inaccurate.
+warn_unreliable.rlsc_banded <- function(eng, lambda, new_rows = FALSE) {
+  for (j in unique(eng$chosen)) {
+    sub <- band_sub_engine(eng, j)
+    if (any(reliability(sub, lambda, new_rows)$bad)) return(warn_unreliable(sub, lambda, new_rows))
+  }
+  invisible()
+}
 
 validate_banded <- function(eng) {
   bad <- function(...) stop_arg("malformed rlsc engine: ", ...)
@@ -50,12 +83,14 @@ band_sub_engines <- function(eng, used) {
 # (`eigen`: as primal_engine() takes it; band_sub_engines() gives the
 # decomposition made beforehand).
 band_sub_engine <- function(eng, j, eigen = c_eigen) {
-  key <- paste0(eng$id, ":", j)
-  hit <- band_cache[[key]]
-  if (!is.null(hit)) return(hit)
+  kept <- eng$subs[[as.character(j)]]
+  if (!is.null(kept)) {
+    if (inherits(kept, "rlsc_dual") && kept$kernel$name != "precomputed") kept$x <- take_rows(eng$rows$x, kept$rows)
+    return(kept)
+  }
   cols <- which(eng$chosen == j)
   scale <- band_scale(eng$bands, eng$bands$candidates[j, ], eng$sd)
-  sub <- if (eng$form == "primal") {
+  if (eng$form == "primal") {
     primal_engine(target_moments(eng$moments, cols), eng$intercept, scale, eng$free, eigen %||% c_eigen)
   } else if (eng$kernel$name == "linear") {
     rows <- eng$rows
@@ -68,28 +103,6 @@ band_sub_engine <- function(eng, j, eigen = c_eigen) {
     rows$y <- rows$y[, cols, drop = FALSE]
     dual_engine(kernel, rows, eng$intercept, eng$sd)
   }
-  cache_engine(key, sub)
-  sub
-}
-
-# The cache of sub-engines: the oldest go first beyond the memory bound.
-cache_engine <- function(key, sub) {
-  size <- as.double(utils::object.size(sub))
-  budget <- getOption("rlsc.band_memory", 5e8)
-  keys <- band_cache$.keys %||% character()
-  sizes <- band_cache$.sizes %||% numeric()
-  while (length(keys) && sum(sizes) + size > budget) {
-    rm(list = keys[1L], envir = band_cache)
-    keys <- keys[-1L]
-    sizes <- sizes[-1L]
-  }
-  if (size <= budget) {
-    assign(key, sub, envir = band_cache)
-    keys <- c(keys, key)
-    sizes <- c(sizes, size)
-  }
-  band_cache$.keys <- keys
-  band_cache$.sizes <- sizes
 }
 
 # The response columns of each candidate chosen, as (candidate, columns).

@@ -39,27 +39,21 @@ fit_bands <- function(data, spec, call) {
     scores <- matrix(best$scores, ncol = 1L)
     return(band_fit(fit, spec, rep(chosen, nt), scores))
   }
-  best <- search_per_response(search, spec)
-  eng <- banded_engine(search, spec, best$cand)
-  check_band_boundary(search, spec, best)
-  lambda <- best$lambda
-  used <- unique(best$cand)
-  subs <- band_sub_engines(eng, used)
-  bad <- vapply(subs, function(e) any(unreliable(e, lambda)), NA)
-  if (any(bad)) warn_unreliable(subs[[which(bad)[1L]]], lambda)
-  # df: the mean over the response columns of their candidates' degrees of freedom
-  counts <- tabulate(match(best$cand, used), length(used))
-  df <- Map(function(e, k) k * model_df(e, lambda), subs, counts)
-  best$path$df <- Reduce(`+`, df) / length(best$cand)
-  warn_undefined(best$path$n_na)
-  sel <- list(index_min = stats::setNames(best$imin, spec$crit$responses),
-              index_1se = stats::setNames(best$i1se, spec$crit$responses))
   # (one candidate per response column: no calibration of probabilities)
-  kernel <- if (!is.null(spec$kernel)) {
-    list(kernel = spec$kernel, sigma_min = spec$kernel$params$sigma)
+  spec$calibration <- FALSE
+  best <- search_per_response(search, spec)
+  if (search$zero && best$zero_na) {
+    # a point interpolated at lambda = 0: the default grid again without 0,
+    # as grid_table() makes it
+    search <- band_search(data, spec, zero = FALSE)
+    best <- search_per_response(search, spec)
   }
-  fit <- new_rlsc(call, eng, search$data, best$path, sel, spec, form = search$form, sd = search$sd,
-                  kernel = kernel, rownames = rownames(search$data$rows$x))
+  best$engine <- banded_engine(search, spec, best$cand)
+  best$data <- search$data
+  best$setting <- spec$kernel
+  best$tables <- list(best$path)
+  best$path$df <- band_df(best$engine, best$lambda)
+  fit <- new_fit(call, best, search, spec)
   band_fit(fit, spec, best$cand, best$scores)
 }
 

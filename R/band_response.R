@@ -18,6 +18,7 @@ search_per_response <- function(search, spec) {
   value <- rep(Inf, nt)
   cand <- imin <- i1se <- rep(NA_integer_, nt)
   scores <- matrix(NA_real_, nc, nt, dimnames = list(NULL, responses))
+  zero_na <- FALSE   # a point interpolated at lambda = 0 (by some candidate)
   plan <- band_plan(search, spec, data, nt, nc)
   full <- spec$cv$type != "kfold"   # (K-fold: the fold engines only)
   for (cols in plan$targets) {
@@ -30,14 +31,13 @@ search_per_response <- function(search, spec) {
       rm(built)
       for (b in seq_along(batch)) {
         tab <- tables[[b]]
+        zero_na <- zero_na || (lambda[nl] == 0 && tab$n_na[nl] > 0)
         m <- tab$m
         s <- tab$s
         sel <- select_columns(m, s)
         scores[batch[b], cols] <- sel$value
-        # (strictly better than rounding: the first candidate wins ties, as
-        # better_score() has it)
-        better <- which(!is.na(sel$value) & sel$value < value[cols] &
-                          !(equal_to_rounding(sel$value, value[cols]) %in% TRUE))
+        # (strictly better than rounding: the first candidate wins ties)
+        better <- which(better_score(rbind(sel$value), rbind(value[cols])))
         if (!length(better)) next
         at <- cols[better]
         value[at] <- sel$value[better]
@@ -56,6 +56,7 @@ search_per_response <- function(search, spec) {
              "response column(s) ", name_list(responses[is.na(cand)]), "; use larger values of `lambda`")
   }
   list(lambda = lambda, cand = cand, imin = imin, i1se = i1se, scores = scores, value = value,
+       zero_na = zero_na,
        path = band_path(lambda, curve, se, n_na, responses, data$resp$type == "classification"))
 }
 

@@ -1,8 +1,9 @@
 # The search over the candidates: `build(j, cols, full, fold)` gives
 # candidate j's engine and fold engines for response columns `cols` (no pass
-# over the rows in the primal), `base()` the engine of the unweighted
-# columns (for the default grid), and the settings for search_settings().
-band_search <- function(data, spec) {
+# over the rows in the primal; j = 0 the unweighted columns, whose engine
+# gives the shared default grid, default_grid(): `zero` FALSE makes it
+# without lambda = 0, fit_bands()), and the settings for search_settings().
+band_search <- function(data, spec, zero = TRUE) {
   bands <- spec$bands
   form <- linear_form(data, spec)
   what <- "the weighted cross-products of `x`"
@@ -41,9 +42,10 @@ band_search <- function(data, spec) {
         build(j, cj, full, fold, list(full = if (full) e[[1L]], folds = if (length(folds)) e[full + seq_along(folds)]))
       }, batch, cols, per)
     }
-    base <- build(0L, fold = FALSE)$engine
-    lambda <- spec$lambda %||% band_default_grid(base, data, spec, what)
-    bands$graded <- graded_bands(base$values, bands$candidates, lambda)
+    base <- build(0L, fold = FALSE)
+    grid <- if (is.null(spec$lambda)) default_grid(base, spec, what, zero)
+    lambda <- spec$lambda %||% grid$lambda
+    bands$graded <- graded_bands(base$engine$values, bands$candidates, lambda)
     rm(base)
   } else if (is.null(spec$kernel)) {
     pass <- NULL
@@ -56,7 +58,8 @@ band_search <- function(data, spec) {
       if (j > 0L && !is.null(groups)) kernel$gram <- candidate_gram(groups, bands$candidates[j, ])
       dual_build(kernel, part, spec, sd, scale, full)
     }
-    lambda <- spec$lambda %||% if (spec$crit$per_response) band_default_grid(build(0L)$engine, data, spec, what)
+    grid <- if (is.null(spec$lambda) && spec$crit$per_response) default_grid(build(0L), spec, what, zero)
+    lambda <- spec$lambda %||% grid$lambda
   } else {
     # multiple-kernel ridge: candidate w's kernel is sum_g w_g K_g, K_g the
     # kernel of group g's (standardized) columns; j = 0, every weight 1,
@@ -72,7 +75,8 @@ band_search <- function(data, spec) {
       kernel <- band_kernel(spec$kernel, bands, weights(j), rows, sd, spec$intercept, groups)
       dual_build(kernel, part, spec, sd, sd, full)
     }
-    lambda <- spec$lambda %||% if (spec$crit$per_response) band_default_grid(build(0L)$engine, data, spec, what)
+    grid <- if (is.null(spec$lambda) && spec$crit$per_response) default_grid(build(0L), spec, what, zero)
+    lambda <- spec$lambda %||% grid$lambda
   }
   # the fold engines of candidate j for other folds (calibration)
   candidate_folds <- function(j, fold, nfold) {
@@ -85,16 +89,9 @@ band_search <- function(data, spec) {
     dual_fold_builder(kernel_linear(), all_rows(data), fold, spec, scale)
   }
   list(settings = as.list(seq_len(nrow(bands$candidates))), grid = NULL, form = form, sd = sd,
-       data = data, mom = pass$mom, build = build, build_batch = build_batch, lambda = lambda, bands = bands,
+       data = data, mom = pass$mom, build = build, build_batch = build_batch, lambda = lambda,
+       zero = isTRUE(grid$zero), bands = bands,
        candidate_folds = candidate_folds, what = what)
-}
-
-# The default grid of a banded fit: that of the unweighted columns' engine,
-# shared by every candidate.
-band_default_grid <- function(base, data, spec, what) {
-  check_spectrum_range(base$values, what)
-  npos <- data$npos %||% sum(all_rows(data)$w > 0)
-  default_lambda(base$values, spec$nlambda, least_squares_candidate(base, npos))
 }
 
 # The form of a linear fit ("auto": primal when the rows of positive weight

@@ -21,6 +21,22 @@ default_lambda <- function(values, nlambda, zero = FALSE, reliable = 0) {
   c(exp(seq(log(hi), log(lo), length.out = npos)), if (npos < nlambda) 0)
 }
 
+# The default grid of a setting's engine (`built`: the engine, its count of
+# rows of positive weight `npos` and its data, as search$build() gives them):
+# default_lambda() of its spectrum, down to the reliable limit of
+# reliable_lambda() and ending at lambda = 0 where least_squares_candidate()
+# allows it and `zero` is TRUE (grid_table() makes the grid again with `zero`
+# FALSE when a point is interpolated at 0).  The one default grid of every
+# search: kernel settings, band candidates and the shared grid of a banded
+# search per response column.  A list of the grid and whether it ends at 0.
+default_grid <- function(built, spec, what, zero = TRUE) {
+  eng <- built$engine
+  check_spectrum_range(eng$values, what)
+  zero <- zero && least_squares_candidate(eng, built$npos)
+  list(lambda = default_lambda(eng$values, spec$nlambda, zero, reliable_lambda(eng, dual_response(built))),
+       zero = zero)
+}
+
 # The smallest lambda the reliability rules of warn_unreliable() accept for
 # the directions an engine dropped (above 1e6 times the largest dropped
 # eigenvalue) and for the cancellation noise of its kept ones (noise below

@@ -62,7 +62,9 @@ reliability <- function(eng, lambda, new_rows = FALSE) {
 
 unreliable <- function(eng, lambda) reliability(eng, lambda)$bad
 
-warn_unreliable <- function(eng, lambda, new_rows = FALSE) {
+warn_unreliable <- function(eng, lambda, new_rows = FALSE) UseMethod("warn_unreliable")
+
+warn_unreliable.default <- function(eng, lambda, new_rows = FALSE) {
   values <- eng$values
   r <- reliability(eng, lambda, new_rows)
   conditioned <- r$conditioned
