@@ -145,17 +145,19 @@ band_path <- function(lambda, curve, se, n_na, responses, classify) {
 }
 
 # The boundary warning of a banded fit: for the columns whose lambda_min is
-# an end of the grid (not 0), their candidate's criterion a few steps beyond
-# it (one more evaluation of those columns' candidates, after the search).
-check_band_boundary <- function(search, spec, best) {
+# an end of the grid (not 0), the probes past that end of their candidate's
+# criterion, as every fit has them (probe_table(), check_boundary()): one
+# more evaluation of those columns' candidates, after the search, the
+# candidates built in batches (their Grams decomposed together).
+check_band_boundary <- function(search, spec, best, sel) {
   lambda <- best$lambda
   nl <- length(lambda)
   responses <- spec$crit$responses
+  imin <- sel$index_min
   found <- vector("list", length(responses))
-  edge <- nl >= 2L & best$imin %in% c(1L, nl) & lambda[best$imin] > 0
+  edge <- nl >= 2L & imin %in% c(1L, nl) & lambda[imin] > 0
   cands <- unique(best$cand[edge])
   cols_of <- lapply(cands, function(j) which(edge & best$cand == j))
-  # the candidates' engines in batches (their Grams decomposed together)
   plan <- band_plan(search, spec, search$data, max(lengths(cols_of), 1L), length(cands))
   for (batch in plan$batches) {
     built_all <- if (is.null(search$build_batch)) Map(search$build, cands[batch], cols_of[batch]) else {
@@ -164,24 +166,16 @@ check_band_boundary <- function(search, spec, best) {
     for (b in seq_along(batch)) {
       cols <- cols_of[[batch[b]]]
       built <- built_all[[b]]
-      probes <- setdiff(beyond_probes(built$engine, lambda), lambda)
-      crit <- spec$crit
-      crit$responses <- responses[cols]
-      # the criterion at the grid's ends these columns sit at and beyond them
-      # (the rest of the grid is the search's)
-      extended <- if (length(probes)) {
-        validation_table(built$engine, select_responses(search$data, cols),
-                         c(lambda[sort(unique(best$imin[cols]))], probes), crit, built$folds, spec$cv$K,
-                         spec$cv$labels)
-      }
-      for (t in seq_along(cols)) {
-        found[[cols[t]]] <- if (is.null(extended)) NA else {
-          beyond_grid(built$engine, extended, extended[[paste0("mse_", responses[cols[t]])]], FALSE,
-                      lambda, best$imin[cols[t]])
-        }
-      }
+      built$lambda <- lambda
+      built$path <- best$path
+      built$data <- select_responses(search$data, cols)
+      part <- spec
+      part$crit$responses <- responses[cols]
+      at <- list(index_min = imin[cols])
+      found[cols] <- boundary_found(probe_table(built, part, at), built$engine, lambda, at$index_min,
+                                    part$crit)
     }
     rm(built_all)
   }
-  warn_boundary_found(found, stats::setNames(best$imin, responses), nl)
+  warn_boundary_found(found, imin, nl)
 }

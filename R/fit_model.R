@@ -483,7 +483,7 @@ new_fit <- function(call, best, search, spec) {
   sel <- select_fit(best$path, spec$crit)
   # without any direction (a constant kernel) every lambda gives the same fit
   if (inherits(eng, "rlsc_banded")) {
-    check_band_boundary(search, spec, best)   # (each column's own candidate)
+    check_band_boundary(search, spec, best, sel)   # (each column's own candidate)
   } else if (length(eng$values)) {
     extended <- best$extended %||% probe_table(best, spec, sel)
     check_boundary(extended, eng, lambda, sel$index_min, spec$crit)

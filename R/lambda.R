@@ -207,23 +207,30 @@ beyond_probes <- function(eng, lambda) {
 # (one per response column with per_response = TRUE), whether the criterion
 # keeps improving past the end of the grid it sits at.
 check_boundary <- function(extended, eng, lambda, index_min, crit) {
+  warn_boundary_found(boundary_found(extended, eng, lambda, index_min, crit), index_min,
+                      length(lambda), isTRUE(crit$maximize))
+}
+
+# What beyond_grid() finds past the end each lambda_min sits at (a list, one
+# element per lambda_min; NULL inside the grid), for check_boundary() and,
+# candidate by candidate, check_band_boundary().
+boundary_found <- function(extended, eng, lambda, index_min, crit) {
   per_response <- isTRUE(crit$per_response)
   cols <- if (per_response) paste0("mse_", names(index_min)) else crit$name
   # each end's probes once, and the columns at once (not one name lookup
   # per column: thousands of response columns); nothing when no lambda_min
   # sits at an end (most fits)
   nl <- length(lambda)
-  if (!any(unlist(index_min) %in% c(1L, nl))) return(invisible())
+  if (!any(unlist(index_min) %in% c(1L, nl))) return(vector("list", length(cols)))
   ends <- list(probe_lambdas(eng, lambda[1L], TRUE))
   ends[[2L]] <- if (lambda[nl] > 0) probe_lambdas(eng, lambda[nl], FALSE)
   values <- extended[cols]
-  found <- lapply(seq_along(cols), function(k) {
+  lapply(seq_along(cols), function(k) {
     i <- index_min[[k]]
     if (!i %in% c(1L, length(lambda))) return(NULL)
     beyond_grid(eng, extended, values[[k]], isTRUE(crit$maximize), lambda, i,
                 probe = ends[[if (i == 1L) 1L else 2L]])
   })
-  warn_boundary_found(found, index_min, length(lambda), isTRUE(crit$maximize))
 }
 
 # The warning of check_boundary() from what beyond_grid() found for each
