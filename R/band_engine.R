@@ -46,12 +46,17 @@ band_df <- function(eng, lambda) {
   Reduce(`+`, df) / length(eng$chosen)
 }
 
-# The reliability warning of a banded fit: that of the first chosen
-# candidate's engine whose numbers at `lambda` may be inaccurate.
+# The reliability warning of a banded fit (new_fit(), and predict() and
+# loo_predict() as for any fit): that of the first chosen candidate's engine
+# whose numbers may be inaccurate at `lambda`, the grid or one lambda for all
+# columns, or its columns' own (named by the response columns, as
+# lambda_value() gives them).
 warn_unreliable.rlsc_banded <- function(eng, lambda, new_rows = FALSE) {
+  per_column <- length(lambda) == length(eng$chosen) && !is.null(names(lambda))
   for (j in unique(eng$chosen)) {
     sub <- band_sub_engine(eng, j)
-    if (any(reliability(sub, lambda, new_rows)$bad)) return(warn_unreliable(sub, lambda, new_rows))
+    l <- if (per_column) unique(unname(lambda[eng$chosen == j])) else lambda
+    if (any(reliability(sub, l, new_rows)$bad)) return(warn_unreliable(sub, l, new_rows))
   }
   invisible()
 }

@@ -520,3 +520,39 @@ test_that("a dual banded fit holds x once, in its engine, and predicts as the pr
     expect_equal(fitted(dual), fitted(primal), tolerance = 1e-8)
   }
 })
+
+test_that("the boundary warning of a banded fit names the columns at an end beyond which the criterion decreases", {
+  set.seed(3)
+  x <- matrix(rnorm(60 * 6), 60)
+  x[, 6] <- x[, 5] + 1e-9 * rnorm(60)
+  y <- cbind(a = x[, 1] + rnorm(60), b = x[, 6] - x[, 2] + rnorm(60))
+  g <- rep(c("u", "v", "w"), each = 2)
+  # both columns choose lambda = 1, the largest; only a's criterion keeps
+  # decreasing past it (a column whose search found nothing beyond dropped
+  # out of the list, which then named no column, or the wrong one's end)
+  expect_warning(fit <- rlsc(x, y, bands = g, band_weights = rbind(c(1, 1, 1) / 3, c(0.2, 0.2, 0.6)),
+                             lambda = c(1, 1e-10)),
+                 "`lambda_min` of 1 response column\\(s\\) \\(`a`\\) is at an end")
+  expect_equal(unname(fit$index_min), c(1L, 1L))
+  # the reference: a's criterion at its candidate beyond lambda = 1, by refits
+  pf <- 1 / fit$band_weights[g, "a"]
+  at <- function(l) mean((y[, "a"] - drop(ref_loo_pf(x, y[, "a"], rep(1, 60), l, pf)))^2)
+  expect_lt(at(10), at(1))
+  expect_equal(fit$path$mse_a[1], at(1), tolerance = 1e-8)
+})
+
+test_that("predict() and loo_predict() of a banded fit warn where its candidates' numbers may be inaccurate", {
+  set.seed(3)
+  x <- matrix(rnorm(60 * 6), 60)
+  y <- cbind(a = x[, 1] + rnorm(60), b = x[, 6] - x[, 2] + rnorm(60), c = rnorm(60))
+  g <- rep(c("u", "v", "w"), each = 2)
+  set.seed(1)
+  expect_warning(fit <- rlsc(x, y, bands = g, n_candidates = 8, kernel = kernel_rbf(2)), "may be inaccurate")
+  low <- min(fit$lambda)
+  expect_warning(expect_warning(predict(fit, x[1:3, ] + 0.5, lambda = low), "may be inaccurate"),
+                 "predictions at 3 new row")
+  expect_warning(loo_predict(fit, lambda = low), "may be inaccurate")
+  # at each column's lambda_min the numbers are accurate: no warning
+  expect_no_warning(predict(fit, x[1:3, ]))
+  expect_no_warning(loo_predict(fit))
+})
