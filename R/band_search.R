@@ -94,14 +94,6 @@ band_search <- function(data, spec, zero = TRUE) {
        candidate_folds = candidate_folds, what = what)
 }
 
-# The form of a linear fit ("auto": primal when the rows of positive weight
-# are at least as many as the columns; chunk sources primal).
-linear_form <- function(data, spec) {
-  if (spec$mode != "auto") return(spec$mode)
-  if (data$kind == "chunks") return("primal")
-  if (length(data$template$xnames) <= sum(all_rows(data)$w > 0)) "primal" else "dual"
-}
-
 # The moments of some response columns only.
 target_moments <- function(mom, cols) {
   mom$sxy <- mom$sxy[, cols, drop = FALSE]
