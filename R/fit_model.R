@@ -46,12 +46,17 @@ fit_checked <- function(data, spec, call) {
 # count of rows of positive weight, and `what` the engine decomposes (for
 # messages).
 
+# The form of a linear fit ("auto": primal when the rows of positive weight
+# are at least as many as the columns; chunk sources primal), for the linear
+# search and the banded one.
+linear_form <- function(data, spec) {
+  if (spec$mode != "auto") return(spec$mode)
+  if (data$kind == "chunks") return("primal")
+  if (length(data$template$xnames) <= sum(all_rows(data)$w > 0)) "primal" else "dual"
+}
+
 linear_search <- function(data, spec) {
-  form <- spec$mode
-  if (form == "auto") form <- if (data$kind == "chunks") "primal" else {
-    npos <- sum(all_rows(data)$w > 0)
-    if (length(data$template$xnames) <= npos) "primal" else "dual"
-  }
+  form <- linear_form(data, spec)
   if (form == "dual" && length(spec$free)) {
     stop_arg("`penalty_factor` zeros (unpenalized columns) need the primal form, with at ",
              "least as many observations of positive weight as columns; here ",
@@ -294,9 +299,9 @@ grid_table <- function(built, spec, what) {
   lambda <- spec$lambda
   zero <- FALSE
   if (is.null(lambda)) {
-    check_spectrum_range(eng$values, what)
-    zero <- least_squares_candidate(eng, built$npos)
-    lambda <- default_lambda(eng$values, spec$nlambda, zero, reliable_lambda(eng, dual_response(built)))
+    grid <- default_grid(built, spec, what)
+    lambda <- grid$lambda
+    zero <- grid$zero
   }
   repeat {
     probes <- setdiff(beyond_probes(eng, lambda), lambda)
@@ -311,7 +316,7 @@ grid_table <- function(built, spec, what) {
     }
     if (!zero || path$n_na[length(lambda)] == 0) break
     zero <- FALSE
-    lambda <- default_lambda(eng$values, spec$nlambda, FALSE, reliable_lambda(eng, dual_response(built)))
+    lambda <- default_grid(built, spec, what, zero = FALSE)$lambda
   }
   attr(path, "folds") <- attr(extended, "folds")
   attr(path, "pairs") <- attr(extended, "pairs")
@@ -378,13 +383,24 @@ dual_response <- function(built) {
   if (inherits(built$engine, "rlsc_dual")) all_rows(built$data)$y
 }
 
-# Lexicographic comparison of (criterion, tie-break): strictly better only,
+# Lexicographic comparison of (criterion, tie-break) (the rows of `a` and
+# `b`; a vector is one column), column by column: strictly better only,
 # values equal to rounding (equal_to_rounding()) counting as equal, so the
-# first kernel setting (or band candidate) wins ties, in memory and from
-# chunks alike.
+# first kernel setting (or band candidate, for each response column) wins
+# ties, in memory and from chunks alike; an undefined value (NA) is never
+# better.  The one rule by which every search keeps its best setting.
 better_score <- function(a, b) {
-  for (k in seq_along(a)) if (!equal_to_rounding(a[k], b[k])) return(a[k] < b[k])
-  FALSE
+  a <- as.matrix(a)
+  b <- as.matrix(b)
+  better <- rep(FALSE, ncol(a))
+  open <- rep(TRUE, ncol(a))
+  for (k in seq_len(nrow(a))) {
+    equal <- equal_to_rounding(a[k, ], b[k, ]) %in% TRUE
+    decide <- open & !equal
+    better[decide] <- (a[k, ] < b[k, ])[decide] %in% TRUE
+    open <- open & equal
+  }
+  better
 }
 
 show_progress <- function(total) {
@@ -421,7 +437,9 @@ new_fit <- function(call, best, search, spec) {
   }
   sel <- select_fit(best$path, spec$crit)
   # without any direction (a constant kernel) every lambda gives the same fit
-  if (length(eng$values)) {
+  if (inherits(eng, "rlsc_banded")) {
+    check_band_boundary(search, spec, best, sel)   # (each column's own candidate)
+  } else if (length(eng$values)) {
     extended <- best$extended %||% probe_table(best, spec, sel)
     check_boundary(extended, eng, lambda, sel$index_min, spec$crit)
   }
@@ -445,9 +463,11 @@ new_fit <- function(call, best, search, spec) {
     eng <- new_snapshot(eng, data, lambda)
   }
   rownames <- rownames(data$rows$x)
-  # a dual engine holds the rows new data need; the methods read only y and w
-  # of the data (a saved fit would otherwise hold x twice)
-  if (data$kind == "memory" && !inherits(eng, "rlsc_primal")) data$rows["x"] <- list(NULL)
+  # a dual engine (and a dual banded one) holds the rows new data need; the
+  # methods read only y and w of the data (a saved fit would otherwise hold x twice)
+  if (data$kind == "memory" && !inherits(eng, "rlsc_primal") && !identical(eng$form, "primal")) {
+    data$rows["x"] <- list(NULL)
+  }
   fit <- new_rlsc(call, eng, data, best$path, sel, spec, form = search$form, sd = sd,
                   kernel = kernel, rownames = rownames)
   # (the maps of lambda_min and lambda_1se, from the fit's own outputs)

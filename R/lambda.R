@@ -21,6 +21,22 @@ default_lambda <- function(values, nlambda, zero = FALSE, reliable = 0) {
   c(exp(seq(log(hi), log(lo), length.out = npos)), if (npos < nlambda) 0)
 }
 
+# The default grid of a setting's engine (`built`: the engine, its count of
+# rows of positive weight `npos` and its data, as search$build() gives them):
+# default_lambda() of its spectrum, down to the reliable limit of
+# reliable_lambda() and ending at lambda = 0 where least_squares_candidate()
+# allows it and `zero` is TRUE (grid_table() makes the grid again with `zero`
+# FALSE when a point is interpolated at 0).  The one default grid of every
+# search: kernel settings, band candidates and the shared grid of a banded
+# search per response column.  A list of the grid and whether it ends at 0.
+default_grid <- function(built, spec, what, zero = TRUE) {
+  eng <- built$engine
+  check_spectrum_range(eng$values, what)
+  zero <- zero && least_squares_candidate(eng, built$npos)
+  list(lambda = default_lambda(eng$values, spec$nlambda, zero, reliable_lambda(eng, dual_response(built))),
+       zero = zero)
+}
+
 # The smallest lambda the reliability rules of warn_unreliable() accept for
 # the directions an engine dropped (above 1e6 times the largest dropped
 # eigenvalue) and for the cancellation noise of its kept ones (noise below
@@ -191,23 +207,30 @@ beyond_probes <- function(eng, lambda) {
 # (one per response column with per_response = TRUE), whether the criterion
 # keeps improving past the end of the grid it sits at.
 check_boundary <- function(extended, eng, lambda, index_min, crit) {
+  warn_boundary_found(boundary_found(extended, eng, lambda, index_min, crit), index_min,
+                      length(lambda), isTRUE(crit$maximize))
+}
+
+# What beyond_grid() finds past the end each lambda_min sits at (a list, one
+# element per lambda_min; NULL inside the grid), for check_boundary() and,
+# candidate by candidate, check_band_boundary().
+boundary_found <- function(extended, eng, lambda, index_min, crit) {
   per_response <- isTRUE(crit$per_response)
   cols <- if (per_response) paste0("mse_", names(index_min)) else crit$name
   # each end's probes once, and the columns at once (not one name lookup
   # per column: thousands of response columns); nothing when no lambda_min
   # sits at an end (most fits)
   nl <- length(lambda)
-  if (!any(unlist(index_min) %in% c(1L, nl))) return(invisible())
+  if (!any(unlist(index_min) %in% c(1L, nl))) return(vector("list", length(cols)))
   ends <- list(probe_lambdas(eng, lambda[1L], TRUE))
   ends[[2L]] <- if (lambda[nl] > 0) probe_lambdas(eng, lambda[nl], FALSE)
   values <- extended[cols]
-  found <- lapply(seq_along(cols), function(k) {
+  lapply(seq_along(cols), function(k) {
     i <- index_min[[k]]
     if (!i %in% c(1L, length(lambda))) return(NULL)
     beyond_grid(eng, extended, values[[k]], isTRUE(crit$maximize), lambda, i,
                 probe = ends[[if (i == 1L) 1L else 2L]])
   })
-  warn_boundary_found(found, index_min, length(lambda), isTRUE(crit$maximize))
 }
 
 # The warning of check_boundary() from what beyond_grid() found for each

@@ -126,3 +126,18 @@ kernel_summary <- function(x) {
   out$chosen <- ifelse(seq_len(nrow(out)) == x$index_kernel, "*", "")
   out
 }
+
+#' @export
+print.rlsc_banded_fit <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  NextMethod()
+  w <- x$band_weights
+  cat(sprintf("Bands: %d groups of columns (%s), %d candidate weightings; ",
+              nrow(w), paste0(rownames(w), " ", table(factor(x$bands, rownames(w))), collapse = ", "),
+              nrow(x$band_candidates)))
+  cat(if (x$per_response) "the chosen weights of each response column:\n" else "the chosen weights:\n")
+  shown <- w[, seq_len(min(ncol(w), 10L)), drop = FALSE]
+  print(t(shown), digits = digits)
+  if (ncol(w) > 10L) cat(sprintf(" [ %d more response columns: fit$band_weights ]\n", ncol(w) - 10L))
+  cat("\n")
+  invisible(x)
+}

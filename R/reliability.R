@@ -64,7 +64,9 @@ unreliable <- function(eng, lambda) reliability(eng, lambda)$bad
 
 # `standardized`: the columns were standardized (standardize = TRUE), so
 # that putting them on comparable scales is no advice.
-warn_unreliable <- function(eng, lambda, new_rows = FALSE, standardized = FALSE) {
+warn_unreliable <- function(eng, lambda, new_rows = FALSE, standardized = FALSE) UseMethod("warn_unreliable")
+
+warn_unreliable.default <- function(eng, lambda, new_rows = FALSE, standardized = FALSE) {
   values <- eng$values
   r <- reliability(eng, lambda, new_rows)
   conditioned <- r$conditioned

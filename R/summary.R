@@ -155,3 +155,24 @@ hidden_note <- function(x, cap, several) {
 head_matrix <- function(m, cap) {
   m[seq_len(min(nrow(m), cap)), seq_len(min(ncol(m), cap)), drop = FALSE]
 }
+
+#' @export
+summary.rlsc_banded_fit <- function(object, rows = 3L, ...) {
+  out <- NextMethod()
+  out$band_weights <- object$band_weights
+  class(out) <- c("summary.rlsc_banded_fit", class(out))
+  out
+}
+
+#' @export
+print.summary.rlsc_banded_fit <- function(x, digits = max(3L, getOption("digits") - 3L),
+                                          max = 15L, ...) {
+  NextMethod()
+  w <- x$band_weights
+  cap <- min(ncol(w), check_count(max, "max"))
+  cat("Band weights (one row per response column):\n")
+  print(t(w[, seq_len(cap), drop = FALSE]), digits = digits)
+  if (ncol(w) > cap) cat(sprintf(" [ %d response columns not shown ]\n", ncol(w) - cap))
+  cat("\n")
+  invisible(x)
+}

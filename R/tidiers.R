@@ -123,3 +123,40 @@ augment_new <- function(x, newdata, lambda) {
   }
   cbind(as.data.frame(newdata), augment_columns(cols))
 }
+
+#' Tidy the bands of a banded fit
+#'
+#' `tidy(fit, what = "bands")` gives one row per response column and group of
+#' columns: `response` (named as in `fit$lambda_min`: with one choice per
+#' response column, repeated names made unique, `a`, `a.1`), `band`, `weight`
+#' (the chosen weight), `lambda_min`
+#' and `estimate` (the response column's criterion at its chosen weights and
+#' lambda). `what = "lambda"` (the default) is the tidier of any fit
+#' ([rlsc_tidiers]).
+#'
+#' @param x a banded [rlsc()] fit.
+#' @param what `"lambda"` or `"bands"`.
+#' @param ... not used.
+#' @return A data frame.
+#' @rdname rlsc_band_tidiers
+#' @usage \method{tidy}{rlsc_banded_fit}(x, what = c("lambda", "bands"), ...)
+#' @exportS3Method generics::tidy
+tidy.rlsc_banded_fit <- function(x, what = c("lambda", "bands"), ...) {
+  what <- match.arg(what)
+  if (what == "lambda") return(NextMethod())
+  check_no_dots(...)
+  w <- x$band_weights
+  # per response column, the labels of its path columns mse_<label> (response
+  # names made unique, as the names of lambda_min), not the names, which may
+  # repeat and would read another column's curve
+  responses <- if (x$per_response) names(x$index_min) else colnames(w)
+  value <- if (x$per_response) {
+    response_curves(x$path, responses)[cbind(x$index_min, seq_along(responses))]
+  } else {
+    rep(x$cvm[x$index_min], length(responses))
+  }
+  data.frame(response = rep(responses, each = nrow(w)), band = rep(rownames(w), ncol(w)),
+             weight = as.vector(w),
+             lambda_min = rep(unname(rep_len(x$lambda_min, ncol(w))), each = nrow(w)),
+             estimate = rep(unname(value), each = nrow(w)))
+}

@@ -473,3 +473,86 @@ test_that("candidates equal to rounding: the first, the same band_weights in mem
     expect_equal(unname(coef(m)), unname(coef(lm(y ~ x))), tolerance = 1e-8)
   }
 })
+
+test_that("the default grid of a banded fit is that of its unweighted columns, with the same limits (issue 48)", {
+  g <- c(1, 1, 2, 2, 3, 3)
+  cand <- rbind(c(1, 1, 1) / 3, c(0.5, 0.25, 0.25))
+  # a large common offset and two nearly equal columns: the grid stops where
+  # the LOO values stay accurate, so the fit does not warn about its own grid
+  set.seed(5)
+  x <- matrix(rnorm(40 * 6), 40) + 1e8
+  x[, 6] <- x[, 5] + 1e-4 * rnorm(40)
+  y <- cbind(a = x[, 1] - 1e8 + rnorm(40), b = x[, 4] - 1e8 + rnorm(40))
+  w <- c(0, 0, 0, rep(1, 37))
+  for (mode in c("primal", "dual")) {
+    plain <- rlsc(x, y, weights = w, mode = mode)
+    expect_no_warning(band <- rlsc(x, y, weights = w, mode = mode, bands = g, band_weights = cand))
+    expect_identical(band$lambda, plain$lambda)
+  }
+  # a column nonzero in one row only: that row's leverage is 1 at lambda = 0,
+  # so the grid ends above 0, without the warning of an undefined LOO value
+  set.seed(6)
+  x <- cbind(matrix(rnorm(40 * 5), 40), c(1, rep(0, 39)))
+  y <- cbind(a = x[, 1] + rnorm(40), b = x[, 4] + rnorm(40))
+  plain <- rlsc(x, y)
+  expect_gt(min(plain$lambda), 0)
+  expect_no_warning(band <- rlsc(x, y, bands = g, band_weights = cand))
+  expect_identical(band$lambda, plain$lambda)
+  # the search over the grid without 0: each column's criterion is its
+  # candidate's LOO squared error there, by refits
+  j <- band$band_index[["a"]]
+  pf <- 1 / cand[j, g]
+  l <- band$lambda_min[["a"]]
+  loo <- drop(ref_loo_pf(x, y[, "a"], rep(1, 40), l, pf))
+  expect_equal(band$path$mse_a[band$index_min[["a"]]], mean((y[, "a"] - loo)^2), tolerance = 1e-8)
+})
+
+test_that("a dual banded fit holds x once, in its engine, and predicts as the primal one", {
+  d <- band_data(n = 30, seed = 8)
+  for (per_response in c(TRUE, FALSE)) {
+    dual <- quiet_edge(rlsc(d$x, d$y, bands = d$group, band_weights = d$cand, lambda = d$lambda,
+                            mode = "dual", per_response = per_response))
+    primal <- quiet_edge(rlsc(d$x, d$y, bands = d$group, band_weights = d$cand, lambda = d$lambda,
+                              mode = "primal", per_response = per_response))
+    expect_null(dual$data$rows$x)
+    expect_false(is.null(primal$data$rows$x))   # (the primal engine holds no rows)
+    expect_equal(predict(dual, d$x[1:5, ]), predict(primal, d$x[1:5, ]), tolerance = 1e-8)
+    expect_equal(fitted(dual), fitted(primal), tolerance = 1e-8)
+  }
+})
+
+test_that("the boundary warning of a banded fit names the columns at an end beyond which the criterion decreases", {
+  set.seed(3)
+  x <- matrix(rnorm(60 * 6), 60)
+  x[, 6] <- x[, 5] + 1e-9 * rnorm(60)
+  y <- cbind(a = x[, 1] + rnorm(60), b = x[, 6] - x[, 2] + rnorm(60))
+  g <- rep(c("u", "v", "w"), each = 2)
+  # both columns choose lambda = 1, the largest; only a's criterion keeps
+  # decreasing past it (a column whose search found nothing beyond dropped
+  # out of the list, which then named no column, or the wrong one's end)
+  expect_warning(fit <- rlsc(x, y, bands = g, band_weights = rbind(c(1, 1, 1) / 3, c(0.2, 0.2, 0.6)),
+                             lambda = c(1, 1e-10)),
+                 "`lambda_min` of 1 response column\\(s\\) \\(`a`\\) is at an end")
+  expect_equal(unname(fit$index_min), c(1L, 1L))
+  # the reference: a's criterion at its candidate beyond lambda = 1, by refits
+  pf <- 1 / fit$band_weights[g, "a"]
+  at <- function(l) mean((y[, "a"] - drop(ref_loo_pf(x, y[, "a"], rep(1, 60), l, pf)))^2)
+  expect_lt(at(10), at(1))
+  expect_equal(fit$path$mse_a[1], at(1), tolerance = 1e-8)
+})
+
+test_that("predict() and loo_predict() of a banded fit warn where its candidates' numbers may be inaccurate", {
+  set.seed(3)
+  x <- matrix(rnorm(60 * 6), 60)
+  y <- cbind(a = x[, 1] + rnorm(60), b = x[, 6] - x[, 2] + rnorm(60), c = rnorm(60))
+  g <- rep(c("u", "v", "w"), each = 2)
+  set.seed(1)
+  expect_warning(fit <- rlsc(x, y, bands = g, n_candidates = 8, kernel = kernel_rbf(2)), "may be inaccurate")
+  low <- min(fit$lambda)
+  expect_warning(expect_warning(predict(fit, x[1:3, ] + 0.5, lambda = low), "may be inaccurate"),
+                 "predictions at 3 new row")
+  expect_warning(loo_predict(fit, lambda = low), "may be inaccurate")
+  # at each column's lambda_min the numbers are accurate: no warning
+  expect_no_warning(predict(fit, x[1:3, ]))
+  expect_no_warning(loo_predict(fit))
+})
