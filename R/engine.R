@@ -24,7 +24,8 @@
 #              norms give those columns' leverage (d x p0); NULL otherwise
 #   graded     TRUE where the eigenpairs came from the SVD of the Cholesky
 #              factor times the column multipliers (graded_eigen(): banded
-#              ridge with weights over many decades); NULL or FALSE otherwise
+#              ridge with weights over many decades, or columns on very
+#              different scales, lost_to_scales()); NULL or FALSE otherwise
 # dual only (it holds its rows):
 #   basis      n x r, the rows in the eigenbasis: B for rows of the direct
 #              form, U for rows of the complement form (src/path.c)
