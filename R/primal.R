@@ -59,6 +59,22 @@ primal_engine <- function(mom, intercept, scale = NULL, free = NULL, eigen = c_e
   floor <- direction_floor(eig$vectors, mom$xmax[pen], mom$sumw, m)
   noise <- if (is.null(mom$raw)) floor else pmax(floor, raw_noise(eig$vectors, mom$raw[pen]))
   kept <- kept_directions(eig$values, m, floor, noise, graded)
+  # directions left out that no column constant over the rows explains may
+  # hold an eigenvalue below the decomposition's rounding (eps Lambda_1) that
+  # the data determine (rows equal to 1e-10 of their size, columns collinear
+  # to 1e-10), of which the Gram keeps no trace: least squares along them is
+  # not the minimum-norm fit, so lambda = 0 counts as near a dropped
+  # direction (warned, and left out of the default grid); at lambda > 0 they
+  # matter only below 1e6 times the floor
+  sxx_diag <- if (is.matrix(mom$sxx)) diag(mom$sxx) else mom$sxx
+  if (sum(!kept$keep) > sum(sxx_diag[pen] <= 0)) {
+    kept$dropped <- max(kept$dropped, min(floor[!kept$keep]))
+  }
+  # sparse x: a direction left out as below its cancellation noise may hold
+  # an eigenvalue up to that noise (a large common offset of a column), which
+  # warn_unreliable() then compares lambda with, as a dropped one
+  hidden <- noise[!kept$keep & noise > floor]
+  if (!is.null(mom$raw) && length(hidden)) kept$dropped <- max(kept$dropped, hidden)
   v <- if (all(kept$keep) && !length(free)) eig$vectors else {
     vp <- eig$vectors[, kept$keep, drop = FALSE]
     v <- matrix(0, d, ncol(vp))
