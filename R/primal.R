@@ -59,15 +59,15 @@ primal_engine <- function(mom, intercept, scale = NULL, free = NULL, eigen = c_e
   floor <- direction_floor(eig$vectors, mom$xmax[pen], mom$sumw, m)
   noise <- if (is.null(mom$raw)) floor else pmax(floor, raw_noise(eig$vectors, mom$raw[pen]))
   kept <- kept_directions(eig$values, m, floor, noise, graded)
-  # directions left out that no column constant over the rows explains may
-  # hold an eigenvalue below the decomposition's rounding (eps Lambda_1) that
-  # the data determine (rows equal to 1e-10 of their size, columns collinear
-  # to 1e-10), of which the Gram keeps no trace: least squares along them is
-  # not the minimum-norm fit, so lambda = 0 counts as near a dropped
-  # direction (warned, and left out of the default grid); at lambda > 0 they
-  # matter only below 1e6 times the floor
-  sxx_diag <- if (is.matrix(mom$sxx)) diag(mom$sxx) else mom$sxx
-  if (sum(!kept$keep) > sum(sxx_diag[pen] <= 0)) {
+  # directions left out that no column constant over the rows (or exactly
+  # equal to another) explains may hold an eigenvalue below the
+  # decomposition's rounding (eps Lambda_1) that the data determine (rows
+  # equal to 2e-9 of their size, columns collinear to 1e-10), of which the
+  # Gram keeps no trace: least squares along them is not the minimum-norm
+  # fit, so lambda = 0 counts as near a dropped direction (warned, and left
+  # out of the default grid); at lambda > 0 they matter only below 1e6 times
+  # the floor
+  if (sum(!kept$keep) > explained_directions(mom$sxx, pen)) {
     kept$dropped <- max(kept$dropped, min(floor[!kept$keep]))
   }
   # sparse x: a direction left out as below its cancellation noise may hold
@@ -159,6 +159,16 @@ graded_eigen <- function(sxx, scale = 1, within = NULL, correlated = FALSE) {
   }
   sv <- La.svd(root / rep_each(scale, rank), nu = 0L)
   list(values = sv$d^2, vectors = t(sv$vt))
+}
+
+# The number of directions of zero variance that the Gram `sxx` (or its
+# diagonal) itself shows over the columns `pen`: constant columns, and
+# columns whose cross-products equal another's bit for bit (a duplicated
+# column).
+explained_directions <- function(sxx, pen) {
+  if (!is.matrix(sxx)) return(sum(sxx[pen] <= 0))
+  g <- sxx[pen, pen, drop = FALSE]
+  sum(diag(g) <= 0 | duplicated(g))
 }
 
 # Whether a spectrum has directions beyond the eigendecomposition's reach
