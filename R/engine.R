@@ -22,9 +22,12 @@
 #   beta0,     with unpenalized columns (penalty_factor 0): the slopes that do
 #   free_map   not depend on lambda (d x T) and the map whose squared row
 #              norms give those columns' leverage (d x p0); NULL otherwise
+#   light      dual: sqrt(the largest weight / the smallest of a light row),
+#              light_rows(); 0 (or NULL) without light rows
 #   graded     TRUE where the eigenpairs came from the SVD of the Cholesky
 #              factor times the column multipliers (graded_eigen(): banded
-#              ridge with weights over many decades); NULL or FALSE otherwise
+#              ridge with weights over many decades, or columns on very
+#              different scales, lost_to_scales()); NULL or FALSE otherwise
 # dual only (it holds its rows):
 #   basis      n x r, the rows in the eigenbasis: B for rows of the direct
 #              form, U for rows of the complement form (src/path.c)
@@ -49,7 +52,7 @@
 
 engine_fields <- c("form", "values", "dropped", "noise", "g", "yshift", "ybar", "intercept",
                    "sumw", "shift", "center", "v", "beta0", "free_map", "basis", "direct", "q",
-                   "r0", "w", "kernel", "x", "kbar", "rows", "scale", "graded")
+                   "r0", "w", "kernel", "x", "kbar", "rows", "scale", "graded", "light")
 
 new_engine <- function(form, ...) {
   given <- list(form = form, ...)

@@ -39,13 +39,14 @@ default_grid <- function(built, spec, what, zero = TRUE) {
 
 # The smallest lambda the reliability rules of warn_unreliable() accept for
 # the directions an engine dropped (above 1e6 times the largest dropped
-# eigenvalue) and for the cancellation noise of its kept ones (noise below
-# 1e-6 of Lambda_k + lambda).
-# In the dual form, also where rows of zero or negligible weight (evaluated
-# like new rows, warn_direct_rows()) stay accurate; `y` is the response.
+# eigenvalue), for the cancellation noise of its kept ones (noise below
+# 1e-6 of Lambda_k + lambda) and for rows of light weight (light_share()
+# below 1e-6 lambda).  In the dual form, also where rows of zero or
+# negligible weight (evaluated like new rows, warn_direct_rows()) stay
+# accurate; `y` is the response.
 reliable_lambda <- function(eng, y = NULL) {
   noise <- eng$noise %||% 0
-  max(1e6 * eng$dropped, 1e6 * noise - eng$values, 0,
+  max(1e6 * eng$dropped, 1e6 * noise - eng$values, 1e6 * light_share(eng), 0,
       if (inherits(eng, "rlsc_dual") && !is.null(y)) direct_rows_lambda(eng, y))
 }
 

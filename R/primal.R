@@ -46,10 +46,35 @@ primal_engine <- function(mom, intercept, scale = NULL, free = NULL, eigen = c_e
   eig <- if (graded) {
     graded_eigen(raw$sxx, scale, gram$within)
   } else if (is.function(eigen)) eigen(gram$sxx) else eigen
+  if (!graded && lost_to_scales(eig$values)) {
+    # columns on very different scales: the decomposition of the Gram has
+    # rounded away the small directions the Cholesky factor keeps
+    alt <- graded_eigen(gram$sxx %||% engine_gram(raw, scale, free)$sxx, correlated = TRUE)
+    if (!is.null(alt)) {
+      eig <- alt
+      graded <- TRUE
+    }
+  }
   if (!is.null(gram$within)) eig$vectors <- widen_rows(eig$vectors, gram$within)
   floor <- direction_floor(eig$vectors, mom$xmax[pen], mom$sumw, m)
   noise <- if (is.null(mom$raw)) floor else pmax(floor, raw_noise(eig$vectors, mom$raw[pen]))
   kept <- kept_directions(eig$values, m, floor, noise, graded)
+  # directions left out that no column constant over the rows (or exactly
+  # equal to another) explains may hold an eigenvalue below the
+  # decomposition's rounding (eps Lambda_1) that the data determine (rows
+  # equal to 2e-9 of their size, columns collinear to 1e-10), of which the
+  # Gram keeps no trace: least squares along them is not the minimum-norm
+  # fit, so lambda = 0 counts as near a dropped direction (warned, and left
+  # out of the default grid); at lambda > 0 they matter only below 1e6 times
+  # the floor
+  if (sum(!kept$keep) > explained_directions(mom$sxx, pen)) {
+    kept$dropped <- max(kept$dropped, min(floor[!kept$keep]))
+  }
+  # sparse x: a direction left out as below its cancellation noise may hold
+  # an eigenvalue up to that noise (a large common offset of a column), which
+  # warn_unreliable() then compares lambda with, as a dropped one
+  hidden <- noise[!kept$keep & noise > floor]
+  if (!is.null(mom$raw) && length(hidden)) kept$dropped <- max(kept$dropped, hidden)
   v <- if (all(kept$keep) && !length(free)) eig$vectors else {
     vp <- eig$vectors[, kept$keep, drop = FALSE]
     v <- matrix(0, d, ncol(vp))
@@ -98,22 +123,36 @@ engine_gram <- function(mom, scale, free, gram = TRUE) {
 
 # The eigenpairs of the Gram seen through column multipliers `scale` whose
 # sizes span many decades (banded ridge with a band of tiny weight at a tiny
-# lambda: bands.R, graded_bands()), without forming the scaled Gram: the
-# Cholesky factor R of the unscaled Gram (pivoted, so a singular Gram keeps
-# its rank), then the SVD of R diag(1 / scale).  The eigendecomposition of the
+# lambda: bands.R, graded_bands()), or of a Gram whose own columns do
+# (lost_to_scales()), without forming the scaled Gram: the Cholesky factor R
+# of the unscaled Gram, then the SVD of R diag(1 / scale).  The Cholesky
+# factor is that of the Gram with unit diagonal (pivoted, so a singular Gram
+# keeps its rank, judged on the columns' correlations rather than against the
+# largest column) times the columns' norms.  The eigendecomposition of the
 # scaled Gram has absolute errors of eps Lambda_1 in every eigenvalue, which
-# erase the directions of a band of weight 1e-12; the factor's columns carry
-# errors relative to their own size, and the singular values absolute errors
-# of eps sqrt(Lambda_1), so an eigenvalue Lambda_k keeps a relative accuracy
-# of about eps sqrt(Lambda_1 / Lambda_k) (reliability() counts with it).  The
-# SVD costs about twice the symmetric eigendecomposition: only fits that need
-# it take it.  Only the columns `within` (model_columns(): NULL, all) go
+# erase the directions of a band of weight 1e-12 (or of a column 1e8 times
+# smaller than another); the factor's columns carry errors relative to their
+# own size, and the singular values absolute errors of eps sqrt(Lambda_1), so
+# an eigenvalue Lambda_k keeps a relative accuracy of about
+# eps sqrt(Lambda_1 / Lambda_k) (reliability() counts with it), as long as
+# the correlations are well conditioned.  `correlated = TRUE`: NULL where
+# they are not (beyond 1e9, or singular: the Cholesky factor would be no
+# more accurate than the Gram's decomposition, whose warnings then speak).
+# The SVD costs about twice the symmetric eigendecomposition: only fits that
+# need it take it.  Only the columns `within` (model_columns(): NULL, all) go
 # into the SVD; the vectors are over them, as the plain route's.
-graded_eigen <- function(sxx, scale, within = NULL) {
-  root <- suppressWarnings(chol(sxx, pivot = TRUE))   # rank deficiency is expected
+graded_eigen <- function(sxx, scale = 1, within = NULL, correlated = FALSE) {
+  norms <- sqrt(pmax(diag(sxx), 0))
+  if (correlated && !all(norms > 0)) return(NULL)
+  norms[!(norms > 0)] <- 1
+  root <- suppressWarnings(chol(sxx / norms / rep_each(norms, length(norms)), pivot = TRUE))
   rank <- attr(root, "rank")
-  root <- root[seq_len(rank), order(attr(root, "pivot")), drop = FALSE]
-  scale <- as.vector(scale)
+  if (correlated) {
+    pivots <- diag(root)
+    if (rank < length(norms) || pivots[1L] > sqrt(1e9) * pivots[rank]) return(NULL)
+  }
+  root <- root[seq_len(rank), order(attr(root, "pivot")), drop = FALSE] * rep_each(norms, rank)
+  scale <- rep_len(as.vector(scale), length(norms))
   if (!is.null(within)) {
     root <- root[, within, drop = FALSE]
     scale <- scale[within]
@@ -121,6 +160,22 @@ graded_eigen <- function(sxx, scale, within = NULL) {
   sv <- La.svd(root / rep_each(scale, rank), nu = 0L)
   list(values = sv$d^2, vectors = t(sv$vt))
 }
+
+# The number of directions of zero variance that the Gram `sxx` (or its
+# diagonal) itself shows over the columns `pen`: constant columns, and
+# columns whose cross-products equal another's bit for bit (a duplicated
+# column).
+explained_directions <- function(sxx, pen) {
+  if (!is.matrix(sxx)) return(sum(sxx[pen] <= 0))
+  g <- sxx[pen, pen, drop = FALSE]
+  sum(diag(g) <= 0 | duplicated(g))
+}
+
+# Whether a spectrum has directions beyond the eigendecomposition's reach
+# (below 1e-9 of the largest: dropped as numerically zero, or conditioned
+# beyond reliability()'s limit at lambda = 0), which the Cholesky factor of
+# graded_eigen() may keep when the columns are merely on different scales.
+lost_to_scales <- function(values) length(values) > 1L && min(values) < 1e-9 * max(values)
 
 # The columns in the model (NULL: all of them): those of finite multiplier.
 # A band of weight 0 has an infinite one (band_scale()); left in the

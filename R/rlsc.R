@@ -189,7 +189,13 @@
 #'   columns alike whatever their units, as `glmnet` and `MASS::lm.ridge()`
 #'   do. Coefficients and predictions are on the original scale; `lambda`
 #'   applies to the standardized columns (with unit weights exactly
-#'   `MASS::lm.ridge()`'s `lambda`). The default `FALSE` fits `x` as given.
+#'   `MASS::lm.ridge()`'s `lambda`). The default `FALSE` fits `x` as given:
+#'   the penalty `lambda` is then in the units of `x`, as in
+#'   the model above (and `lm()`'s numbers at `lambda = 0`); columns on very
+#'   different scales (`I(disp^3)` beside `wt`) keep every direction the data
+#'   determine, the decomposition taking the Cholesky factor of the Gram
+#'   with unit diagonal where the Gram's own eigenvalues would round the small
+#'   directions away.
 #'   For kernels the scaling is applied before the kernel, so that
 #'   [predict()] takes new data in the original units. See the section
 #'   "Standardization and cross-validation" for what the exact LOO then means.

@@ -10,6 +10,7 @@ new_snapshot <- function(eng, data, lambda) {
   cf <- engine_coef_path(eng, lambda)   # dual coefficients n x T x L, intercepts T x L
   structure(list(
     lambda = lambda, values = eng$values, dropped = eng$dropped, noise = eng$noise, w = eng$w,
+    light = eng$light,
     omh = path$omh,
     fitted = path$fitted, loo = path$loo,
     coef = cf$coef, intercept = cf$intercept,

@@ -9,12 +9,12 @@
 # call), or a warning that says the values may be inaccurate or undefined;
 # never a silent wrong value, nor an R error or warning from inside.
 # `make fuzz` runs 10000 (RLSC_FUZZ_CASES, RLSC_FUZZ_FIRST); the seeds of
-# known defects (fuzz_known_defects) are left out, their tests skipped.
+# former defects (fuzz_former_defects) are run too, with their warnings.
 
 test_that("fuzzed problems give a correct answer, a clear error or a warning, never a silent wrong value", {
   first <- as.integer(Sys.getenv("RLSC_FUZZ_FIRST", "1"))
   cases <- as.integer(Sys.getenv("RLSC_FUZZ_CASES", "200"))
-  seeds <- setdiff(seq(first, length.out = cases), unlist(fuzz_known_defects))
+  seeds <- seq(first, length.out = cases)
   outcomes <- vapply(seeds, function(s) fuzz_run(fuzz_case(s))$outcome, "")
   bad <- outcomes[!outcomes %in% c("fit", "error")]
   expect_identical(sprintf("seed %d: %s", seeds[!outcomes %in% c("fit", "error")], bad), character())
@@ -46,11 +46,20 @@ test_that("the fuzz check catches a wrong value, an error with a call and a NA w
   expect_match(fuzz_run(case)$outcome, "^error with a call")
 })
 
-for (defect in names(fuzz_known_defects)) {
-  test_that(paste("known defect:", defect), {
-    skip(paste("known defect:", defect))
-    for (seed in fuzz_known_defects[[defect]]) {
-      expect_identical(fuzz_run(fuzz_case(seed))$outcome, "fit", label = paste("seed", seed))
+for (defect in fuzz_former_defects) {
+  test_that(paste("former defect:", defect$what), {
+    for (i in seq_along(defect$seeds)) {
+      case <- fuzz_case(defect$seeds[i])
+      expect_identical(fuzz_run(case)$outcome, "fit", label = paste("seed", defect$seeds[i]))
+      at <- defect$at[i]
+      if (is.na(at)) next
+      # at the lambda where it was silently off: accurate, or warned with its cause
+      case$lambda <- c(if (at > 0) 100 * at else 1, at)
+      run <- fuzz_run(case)
+      label <- paste("seed", defect$seeds[i], "at lambda", at)
+      expect_identical(run$outcome, "fit", label = label)
+      expect_match(run$messages, "may be inaccurate \\(relative error above 1e-6\\)", all = FALSE, label = label)
+      expect_match(run$messages, defect$warning, all = FALSE, label = label)
     }
   })
 }

@@ -60,8 +60,10 @@ test_that("LOO values are accurate to 1e-6 or come with a warning", {
 })
 
 test_that("the reliability warning names the values of lambda it concerns", {
-  x <- stress_data()$scaled$x
-  y <- stress_data()$scaled$y
+  # (nearly collinear columns: columns merely on different scales keep their
+  # directions, next test)
+  x <- stress_data()$collinear$x
+  y <- stress_data()$collinear$y
   top <- max(eigen(crossprod(sweep(x, 2, colMeans(x))), only.values = TRUE)$values)
   expect_warning(rlsc_short(x, y, lambda = top * c(1, 1e-3, 1e-12)),
                  "leave-one-out values may be inaccurate \\(relative error above 1e-6\\) at 1 value\\(s\\) of `lambda`")
@@ -133,4 +135,32 @@ test_that("a large common offset of the columns costs no digits, in memory and i
   wd[3] <- 1e3
   expect_identical(check(xd, yd, wd)$form, "dual")
   check(xd, yd, wd, kernel = kernel_rbf(50))
+})
+
+test_that("columns on very different scales keep their directions (issue 46, item 7)", {
+  # I(disp^3) reaches 1.6e8 where wt is about 3: the Gram's eigenvalues span
+  # 16 decades, and its eigendecomposition rounded away every direction but
+  # disp^3's (wt and cyl came out as 1e-15, with only a warning about LOO
+  # values); the Cholesky factor of the Gram with unit diagonal keeps them
+  form <- mpg ~ I(disp^3) + wt + factor(cyl)
+  ols <- lm(form, mtcars)
+  x <- model.matrix(form, mtcars)[, -1]
+  lam <- c(10, 0.1, 0.001, 0)
+  # the penalized slopes of an independent solve: least squares on the
+  # centered x stacked over sqrt(lambda) I
+  ridge <- function(l) {
+    xc <- sweep(x, 2L, colMeans(x))
+    qr.coef(qr(rbind(xc, sqrt(l) * diag(ncol(x)))), c(mtcars$mpg - mean(mtcars$mpg), numeric(ncol(x))))
+  }
+  press <- mtcars$mpg - residuals(ols) / (1 - hatvalues(ols))
+  fits <- list(formula = rlsc(form, mtcars, lambda = lam),
+               memory = rlsc(x, mtcars$mpg, lambda = lam),
+               chunks = rlsc(chunk_matrix(x, mtcars$mpg, chunk_rows = 10), lambda = lam))
+  for (fit in fits) {
+    expect_equal(coef(fit, lambda = 0), coef(ols), tolerance = 1e-6, ignore_attr = TRUE)
+    expect_equal(unname(coef(fit, lambda = 0.001)[-1]), unname(ridge(0.001)), tolerance = 1e-6)
+    expect_equal(unname(loo_predict(fit, 0)), unname(press), tolerance = 1e-6)
+  }
+  # no warning: the values are accurate
+  expect_no_warning(rlsc(form, mtcars, lambda = lam))
 })

@@ -73,7 +73,6 @@ test_that("probes later and with the grid give the same boundary warning for one
 })
 
 test_that("a response column whose name is empty or repeated keeps its own lambda", {
-  skip("known defect: empty or repeated response column names collapse the per-response columns")
   set.seed(3)
   x <- matrix(rnorm(200), 50)
   y <- cbind(a = rnorm(50), x %*% c(2, 1, 0, 0) + rnorm(50, sd = 0.1))
@@ -81,4 +80,13 @@ test_that("a response column whose name is empty or repeated keeps its own lambd
   fit <- rlsc_short(x, y, per_response = TRUE)
   each <- vapply(1:3, function(t) rlsc_short(x, y[, t])$lambda_min, 1)
   expect_equal(unname(fit$lambda_min), each)
+  # each column named apart, the same in every output: y<j> where a name is
+  # missing, repeated names made unique (a, a.1)
+  expect_identical(names(fit$lambda_min), c("a", "y2", "y3"))
+  expect_identical(colnames(coef(fit)), c("a", "y2", "y3"))
+  colnames(y) <- c("a", "a", "b")
+  fit <- rlsc_short(x, y, per_response = TRUE)
+  expect_equal(unname(fit$lambda_min), each)
+  expect_identical(names(fit$lambda_min), c("a", "a.1", "b"))
+  expect_identical(colnames(predict(fit, x[1:2, ])), c("a", "a.1", "b"))
 })

@@ -412,3 +412,34 @@ test_that("predict() warns about predictions, once for all its lambdas, and a st
   expect_warning(predict(fit, x[1:3, ], lambda = 1e-6), "^predictions may be inaccurate")
   expect_warning(loo_predict(fit, 1e-7), "^leave-one-out values may be inaccurate")
 })
+
+test_that("rows of light weight in the dual form are warned about where their rounding reaches 1e-6 (issue 46)", {
+  # two rows of weight 1e-12 and 3e-13 of the others in an RBF fit: the
+  # decomposition's rounding, eps Lambda_1 / lambda, reaches their values
+  # amplified by sqrt(1 / 3e-13); fuzzed problems of this kind were off by
+  # 2e-6 to 1e-3 silently (test-fuzz.R, former defects)
+  set.seed(46)
+  x <- matrix(rnorm(30 * 2), 30)
+  y <- sin(2 * x[, 1]) + rnorm(30, sd = 0.1)
+  w <- rep(1, 30)
+  w[c(4, 9)] <- c(1e-12, 3e-13)
+  k <- ref_rbf(x, sigma = 1)
+  top <- max(eigen(k, symmetric = TRUE, only.values = TRUE)$values)
+  pattern <- paste0("may be inaccurate \\(relative error above 1e-6\\) at 1 value\\(s\\) of `lambda` .*",
+                    "rows of weight 3e-13 of the largest carry the rounding of the eigendecomposition")
+  expect_warning(fit <- rlsc_short(x, y, weights = w, kernel = kernel_rbf(1), lambda = top * c(1e-2, 1e-7)),
+                 pattern)
+  expect_warning(loo_predict(fit, top * 1e-7), "rows of weight 3e-13 of the largest")
+  expect_warning(predict(fit, x[1:3, ], lambda = top * 1e-7), "rows of weight 3e-13 of the largest")
+  # where the estimate stays below 1e-6: silent, and the values those of brute force
+  expect_no_warning(fit <- rlsc_short(x, y, weights = w, kernel = kernel_rbf(1), lambda = top * c(1, 1e-2)))
+  expect_equal(unname(loo_predict(fit, top * 1e-2)), drop(ref_kernel_loo(k, y, w, top * 1e-2)),
+               tolerance = 1e-9)
+  # the default grid stops above the lambdas it cannot give accurately
+  expect_no_warning(fit <- rlsc_short(x, y, weights = w, kernel = kernel_rbf(1)))
+  expect_gt(min(fit$lambda), 1e-6 * top)
+  # rows below 1e-18 of the largest do not move the decomposition and are
+  # evaluated exactly as new rows: no warning
+  w[c(4, 9)] <- 1e-20
+  expect_no_warning(rlsc_short(x, y, weights = w, kernel = kernel_rbf(1), lambda = top * c(1e-2, 1e-7)))
+})
