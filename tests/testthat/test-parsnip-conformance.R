@@ -112,3 +112,36 @@ test_that("multinom_reg(): tune_grid() equals fit_resamples() at every penalty (
   expect_conformance(run, run$metrics$class)
   expect_conformance(run, run$metrics$prob)
 })
+
+test_that("a workflow tuned by mn_log_loss picks fit_resamples()'s best penalty, and last_fit() is rlsc's fit there", {
+  need_tidymodels()
+  # the path a tidymodels user takes: a workflow, tune_grid(), select_best(),
+  # finalize_workflow(), last_fit(); before issue 46 select_best() picked the
+  # largest penalty (the probabilities at the others came from its map)
+  set.seed(11)
+  split <- rsample::initial_split(iris, prop = 0.7, strata = Species)
+  train <- rsample::training(split)
+  folds <- rsample::vfold_cv(train, v = 4, strata = Species)
+  penalties <- c(0.01, 1, 100, 1e4)
+  wf <- workflows::add_formula(workflows::add_model(workflows::workflow(), parsnip::set_engine(
+    parsnip::multinom_reg(penalty = tune::tune()), "rlsc")), Species ~ .)
+  metrics <- yardstick::metric_set(yardstick::mn_log_loss, yardstick::accuracy)
+  tuned <- tune::tune_grid(wf, resamples = folds, grid = data.frame(penalty = penalties), metrics = metrics)
+  best <- tune::select_best(tuned, metric = "mn_log_loss")$penalty
+  alone <- vapply(penalties, function(p) {
+    m <- tune::collect_metrics(tune::fit_resamples(tune::finalize_workflow(wf, list(penalty = p)),
+                                                   resamples = folds, metrics = metrics))
+    m$mean[m$.metric == "mn_log_loss"]
+  }, 1)
+  expect_identical(best, penalties[which.min(alone)])
+  expect_lt(best, max(penalties))
+  final <- tune::last_fit(tune::finalize_workflow(wf, list(penalty = best)), split, metrics = metrics)
+  pred <- tune::collect_predictions(final)
+  direct <- rlsc(Species ~ ., data = train, lambda = best, standardize = TRUE)
+  test <- rsample::testing(split)
+  expect_equal(unname(as.matrix(pred[paste0(".pred_", levels(iris$Species))])),
+               unname(predict(direct, test, type = "prob")), tolerance = 1e-8)
+  expect_identical(as.character(pred$.pred_class),
+                   as.character(predict(direct, test, type = "class", class_rule = "prob")))
+  expect_gt(tune::collect_metrics(final)$.estimate[tune::collect_metrics(final)$.metric == "accuracy"], 0.85)
+})
