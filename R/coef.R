@@ -62,7 +62,3 @@ coef_matrix <- function(object, intercept, coefs, names) {
   dimnames(out) <- list(c("(Intercept)", names), response_names(object$y))
   if (ncol(out) == 1L) stats::setNames(out[, 1L], rownames(out)) else out
 }
-
-# The names of the response columns of `y` (a matrix): its column names, else
-# y1, y2, ...
-response_names <- function(y) colnames(y) %||% paste0("y", seq_len(ncol(y)))

@@ -224,15 +224,3 @@ multi_predict_rlsc <- function(object, new_data, type = NULL, penalty = NULL, ..
   rows <- split(long[setdiff(names(long), ".row")], long$.row)
   tibble::tibble(.pred = lapply(unname(rows), function(r) tibble::as_tibble(`rownames<-`(r, NULL))))
 }
-
-.onLoad <- function(libname, pkgname) {
-  # a failure to register must not stop rlsc (or parsnip) from loading
-  register <- function(...) {
-    tryCatch(register_parsnip(), error = function(e) {
-      warning("rlsc could not register its parsnip engine: ", conditionMessage(e), call. = FALSE)
-    })
-  }
-  if (isNamespaceLoaded("parsnip")) register()
-  setHook(packageEvent("parsnip", "onLoad"), register)
-  invisible()
-}

@@ -42,6 +42,16 @@ rep_each <- function(x, k) if (is.null(x)) NULL else rep.int(x, rep.int(k, lengt
 
 column_names <- function(x) colnames(x) %||% sprintf("x%d", seq_len(ncol(x)))
 
+# The names of the response columns of `y` (a matrix): its column names, else
+# y1, y2, ...
+response_names <- function(y) colnames(y) %||% paste0("y", seq_len(ncol(y)))
+
+# "`a`, `b`, `c`" for up to `max` names, then "and 7 more".
+name_list <- function(x, max = 6L) {
+  shown <- paste0("`", utils::head(x, max), "`", collapse = ", ")
+  if (length(x) > max) paste0(shown, " and ", length(x) - max, " more") else shown
+}
+
 is_sparse <- function(x) inherits(x, "sparseMatrix")
 
 # "1 lambda value", "2 lambda values".
