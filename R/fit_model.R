@@ -147,7 +147,7 @@ primal_build <- function(data, spec, standardize, penalty_factor) {
   # large (190 MB at d = 500, T = 50000): R, which collects when its heap
   # reaches about 1.4 times the largest live memory, would keep it through
   # the evaluation; a full collection (tens of ms) frees it when it is large
-  if (length(pass$mom$sxy) > 2^23) {
+  if (length(pass$mom$sxy) > budgets$moments_garbage) {
     rm(pass)
     gc(FALSE)
   }

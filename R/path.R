@@ -68,8 +68,7 @@ primal_rows <- function(eng, rows, heldout = FALSE, lambda = NULL) {
 # (r = d) it is the cheaper when the held-out rows outnumber the lambdas
 # times the columns (at 5000 x 500, 5-fold over 100 lambdas, 0.4e9
 # operations instead of 1.5e9; with r < d, when L T < d r / (d - r)); and
-# only while the products take at most 2^23 numbers (64 MB; sparse x makes
-# about three such temporaries).
+# only while the products take at most budgets$products numbers.
 heldout_products <- function(eng, x, lambda, take = NULL) {
   n <- as.numeric(if (is.null(take)) nrow(x) else length(take))
   d <- as.numeric(ncol(x))
@@ -77,7 +76,7 @@ heldout_products <- function(eng, x, lambda, take = NULL) {
   nt <- ncol(eng$g)
   nl <- length(lambda)
   lt <- as.numeric(nl) * nt
-  if (!nl || n * lt > 2^23 || d * r * lt + n * d * lt >= n * d * r + n * r * lt) return(NULL)
+  if (!nl || n * lt > budgets$products || d * r * lt + n * d * lt >= n * d * r + n * r * lt) return(NULL)
   out <- project_rows(x, eng, primal_slope_path(eng, lambda), take)
   dim(out) <- c(n, nt, nl)
   out
