@@ -176,7 +176,7 @@ matrix_rows <- function(data, template) {
   x <- as_design(data$x)
   check_columns(column_names(x), template, !is.null(colnames(x)))
   n <- nrow(x)
-  list(x = x, y = chunk_response(data$y, n, template), w = chunk_weights(data$weights, n),
+  list(x = x, y = chunk_response(data$y, n, template), w = weight_values(data$weights, n, "the chunk's rows"),
        fold = data$foldid)
 }
 
@@ -214,14 +214,6 @@ chunk_response <- function(y, n, template) {
   if (!is.double(y)) storage.mode(y) <- "double"
   if (!all_finite(y)) stop("`y` must not contain NA, NaN or Inf values")
   y
-}
-
-chunk_weights <- function(w, n) {
-  if (is.null(w)) return(rep(1, n))
-  if (!is.numeric(w) || length(w) != n) stop("`weights` must be ", n, " numbers, not ", describe(w))
-  w <- as.double(w)
-  if (!all_finite(w) || any(w < 0)) stop("`weights` must be finite and non-negative")
-  w
 }
 
 # Columns of a chunk that hold NA only: a reader that guesses types from the
@@ -315,5 +307,5 @@ formula_rows <- function(data, template) {
   if (!all_finite(x)) stop("`x` must not contain NA, NaN or Inf values")
   n <- nrow(x)
   list(x = x, y = chunk_response(stats::model.response(mf), n, template),
-       w = chunk_weights(stats::model.weights(mf), n), fold = mf[["(foldid)"]])
+       w = weight_values(stats::model.weights(mf), n, "the chunk's rows"), fold = mf[["(foldid)"]])
 }
