@@ -245,6 +245,20 @@ check_per_response <- function(per_response, crit, resp, by_bands = FALSE) {
            "`criterion` must be NULL or \"mse\", not \"", crit$name, "\"")
 }
 
+# The classes of a classification response that have rows (`has_rows`, one
+# per class), for a response in memory (encode_classes()) and in chunks (the
+# levels' pre-scan, scan_levels()): the empty ones dropped with a warning,
+# and at least 2 left.  `what` names the response.
+observed_classes <- function(classes, has_rows, what = "`y`") {
+  if (!all(has_rows)) {
+    warning("dropping empty level(s) of ", what, ": ", paste(sQuote(classes[!has_rows], FALSE), collapse = ", "),
+            call. = FALSE)
+  }
+  kept <- classes[has_rows]
+  if (length(kept) < 2L) stop_arg(what, " must have at least 2 classes for classification, not ", length(kept))
+  kept
+}
+
 # Checks of single arguments, shared by rlsc() and its methods.
 
 as_design_matrix <- function(x, arg = "x") {

@@ -59,8 +59,8 @@ complete_template <- function(data) {
 # The levels pre-scan: one pass reading the values of the factor and
 # character columns (template$scan) when they were not given, and counting
 # the rows of each class of a classification response (also when its levels
-# were given): classes without rows are dropped with a warning, as
-# encode_classes() drops the empty levels of a response in memory.
+# were given): classes without rows are dropped with a warning by
+# observed_classes(), as for a response in memory.
 scan_levels <- function(src, template, progress = NULL) {
   classify <- template$type == "classification"
   if (length(template$scan) || classify) {
@@ -78,17 +78,9 @@ scan_levels <- function(src, template, progress = NULL) {
   if (classify) {
     if (template$kind == "formula") template$classes <- template$xlev[[template$response]]
     template$xlev[[template$response %||% "y"]] <- NULL
-    seen <- template$classes %in% names(counts)[counts > 0]
-    if (!all(seen)) {
-      what <- if (template$kind == "formula") paste0("the response `", template$response, "`") else "`y`"
-      warning("dropping empty level(s) of ", what, ": ",
-              paste(sQuote(template$classes[!seen], FALSE), collapse = ", "), call. = FALSE)
-      template$classes <- template$classes[seen]
-    }
-    if (length(template$classes) < 2L) {
-      stop_arg("the response must have at least 2 classes for classification, not ",
-               length(template$classes))
-    }
+    what <- if (template$kind == "formula") paste0("the response `", template$response, "`") else "`y`"
+    template$classes <- observed_classes(template$classes,
+                                         template$classes %in% names(counts)[counts > 0], what)
     template$y0 <- class_matrix(integer(), template$classes)
     # which classes have rows of positive weight (check_classes_weighted())
     template$weighed <- template$classes %in% names(weighed)[weighed > 0]

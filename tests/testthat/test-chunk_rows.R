@@ -158,7 +158,11 @@ test_that("options a chunk source cannot take, bad folds and classes from read()
   folds <- chunk_source(1:3, function(i) list(x = d$x[rows(i), ], y = d$y[rows(i)], foldid = rep(c(1, 3), 5)))
   expect_error(rlsc(folds, cv = 2), "^chunk 1 \\('1'\\): `foldid` must hold one fold number from 1 to 2 per row$")
   one_class <- chunk_source(1:2, function(i) list(x = d$x[rows(i), ], y = factor(rep("a", 10))))
-  expect_error(rlsc(one_class), "^the response must have at least 2 classes for classification, not 1$")
+  expect_error(rlsc(one_class), "^`y` must have at least 2 classes for classification, not 1$")
+  # as in memory: empty classes dropped with a warning, in chunks of a formula too
+  one_seen <- chunk_source(1:2, function(i) data.frame(x = d$x[rows(i), 1], y = factor(rep("a", 10), c("a", "b"))))
+  expect_error(expect_warning(rlsc(y ~ x, data = one_seen), "^dropping empty level\\(s\\) of the response `y`: 'b'$"),
+               "^the response `y` must have at least 2 classes for classification, not 1$")
   mixed <- chunk_source(1:2, function(i) {
     y <- d$y[rows(i)] > 0
     list(x = d$x[rows(i), ], y = if (i == 1) factor(y) else as.numeric(y))
