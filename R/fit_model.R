@@ -46,18 +46,12 @@ fit_checked <- function(data, spec, call) {
 # count of rows of positive weight, and `what` the engine decomposes (for
 # messages).
 
-# The form of a linear model, "primal" or "dual" (the one place that
-# decides it: the linear search and banded ridge): `mode` when given, else
-# primal when the rows of positive weight are at least as many as the
-# columns; chunk sources primal.
-primal_or_dual <- function(data, spec) {
-  if (spec$mode != "auto") return(spec$mode)
-  if (data$kind == "chunks") return("primal")
-  if (length(data$template$xnames) <= sum(all_rows(data)$w > 0)) "primal" else "dual"
-}
-
 linear_search <- function(data, spec) {
-  form <- primal_or_dual(data, spec)
+  form <- spec$mode
+  if (form == "auto") form <- if (data$kind == "chunks") "primal" else {
+    npos <- sum(all_rows(data)$w > 0)
+    if (length(data$template$xnames) <= npos) "primal" else "dual"
+  }
   if (form == "dual" && length(spec$free)) {
     stop_arg("`penalty_factor` zeros (unpenalized columns) need the primal form, with at ",
              "least as many observations of positive weight as columns; here ",
