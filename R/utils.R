@@ -77,9 +77,17 @@ rep_each <- function(x, k) if (is.null(x)) NULL else rep.int(x, rep.int(k, lengt
 
 column_names <- function(x) colnames(x) %||% sprintf("x%d", seq_len(ncol(x)))
 
-# The names of the response columns of `y` (a matrix): its column names, else
-# y1, y2, ...
-response_names <- function(y) colnames(y) %||% paste0("y", seq_len(ncol(y)))
+# The names of the response columns of `y` (a matrix): its column names, y<j>
+# for a column without one (cbind() of a named and an unnamed column), made
+# unique as make.unique() does (a, a.1), so that every output names each
+# column apart (criterion_labels() builds on these).
+response_names <- function(y) {
+  names <- colnames(y)
+  if (is.null(names)) return(paste0("y", seq_len(ncol(y))))
+  empty <- is.na(names) | names == ""
+  names[empty] <- paste0("y", which(empty))
+  make.unique(names)
+}
 
 # "`a`, `b`, `c`" for up to `max` names, then "and 7 more".
 name_list <- function(x, max = 6L) {
