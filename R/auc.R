@@ -27,8 +27,9 @@ lpo_auc <- function(eng, data, lambda) {
   if (!npos || !nneg) {
     stop_arg("`criterion` = \"auc\" needs rows of both classes with positive weight")
   }
-  # batches of lambda, so that the rows' 1 - h and residuals stay below 1e7 values
-  batch <- max(1L, floor(5e6 / max(nrow(set$p), 1)))
+  # batches of lambda, so that the rows' 1 - h and residuals (two matrices)
+  # stay within the budget of values
+  batch <- max(1L, floor(budgets$values / 2 / max(nrow(set$p), 1)))
   sums <- NULL
   ties <- NULL
   for (b in split(seq_along(lambda), ceiling(seq_along(lambda) / batch))) {

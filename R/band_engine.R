@@ -27,7 +27,7 @@ banded_engine <- function(search, spec, chosen) {
 # dual engine keeps its rows of positive weight, which the banded engine
 # holds once for all (`rows`): each kept engine leaves them out.
 kept_engines <- function(subs, used) {
-  budget <- getOption("rlsc.band_memory", 5e8)
+  budget <- band_memory()
   subs <- lapply(subs, function(sub) {
     if (inherits(sub, "rlsc_dual")) sub["x"] <- list(NULL)
     sub

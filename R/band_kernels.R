@@ -13,7 +13,7 @@
 group_kernels <- function(rows, bands, sd, intercept, kernel = kernel_linear()) {
   x <- rows$x
   ng <- length(bands$names)
-  if (8 * ng * as.double(nrow(x))^2 > getOption("rlsc.band_memory", 5e8)) return(NULL)
+  if (8 * ng * as.double(nrow(x))^2 > band_memory()) return(NULL)
   origin <- kernel_origin(kernel, x, rows$y, rows$w, intercept)
   scale <- sd %||% rep(1, ncol(x))
   k <- lapply(seq_len(ng), function(g) {

@@ -117,7 +117,7 @@ merge_band_parts <- function(a, b) {
 # below 700 columns: batched_eigens()) stay within options(rlsc.band_memory)
 # bytes (default 5e8).
 band_plan <- function(search, spec, data, nt, nc) {
-  budget <- getOption("rlsc.band_memory", 5e8)
+  budget <- band_memory()
   d <- length(data$template$xnames)
   if (search$form != "primal") {
     return(list(targets = list(seq_len(nt)), batches = as.list(seq_len(nc))))

@@ -66,7 +66,7 @@ calibration_maps <- function(object, lambdas) {
   if (!length(todo)) return(maps)
   k <- length(object$classes)
   single <- all(lengths(lambdas[todo]) == 1L)
-  size <- max(1, floor(1e7 / (max(object$nobs, 1) * ncol(object$y))))
+  size <- max(1, floor(budgets$values / (max(object$nobs, 1) * ncol(object$y))))
   batches <- if (single) split(todo, ceiling(seq_along(todo) / size)) else as.list(todo)
   for (b in batches) {
     outs <- if (single) path_outputs_at(object, unlist(lambdas[b])) else list(fit_outputs(object, lambdas[[b]]))

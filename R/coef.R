@@ -62,15 +62,3 @@ coef_matrix <- function(object, intercept, coefs, names) {
   dimnames(out) <- list(c("(Intercept)", names), response_names(object$y))
   if (ncol(out) == 1L) stats::setNames(out[, 1L], rownames(out)) else out
 }
-
-# The names of the response columns of `y` (a matrix): its column names, y<j>
-# for a column without one (cbind() of a named and an unnamed column), made
-# unique as make.unique() does (a, a.1), so that every output names each
-# column apart (criterion_labels() builds on these).
-response_names <- function(y) {
-  names <- colnames(y)
-  if (is.null(names)) return(paste0("y", seq_len(ncol(y))))
-  empty <- is.na(names) | names == ""
-  names[empty] <- paste0("y", which(empty))
-  make.unique(names)
-}

@@ -114,9 +114,9 @@ gcv_value <- function(path, rss) {
 # error), for each of the parts `run(lambda)` returns (one for leave-one-out,
 # one per fold for K-fold), each with kept outputs: its LOO (or held-out)
 # values, y and weights.  Lambdas go in batches so that no more than about
-# 1e7 values exist at once; each batch is a pass over the data.
+# budgets$values (1e7) values exist at once; each batch is a pass over the data.
 value_criterion <- function(run, lambda, nrows, nt, crit) {
-  batch <- max(1L, floor(1e7 / (max(nrows, 1) * nt)))
+  batch <- max(1L, floor(budgets$values / (max(nrows, 1) * nt)))
   out <- NULL
   for (b in split(seq_along(lambda), ceiling(seq_along(lambda) / batch))) {
     parts <- run(lambda[b])

@@ -233,14 +233,14 @@ as_linear_engine <- function(cf, eng) {
 
 # `fun(cf)` at each of several single lambdas of a dual engine, cf as
 # engine_coef() gives it at that lambda, from engine_coef_path() over blocks
-# of lambdas of at most about 2^24 doubles of coefficients (128 MB): a
+# of lambdas of at most budgets$coefficients doubles of coefficients: a
 # linear kernel's moves x once per block, not once per lambda, and no
 # p x T x L array of all of them exists (5000 columns and 5000 response
 # columns: 200 MB a lambda).
 dual_coef_blocks <- function(eng, lambda, fun) {
   nt <- ncol(eng$g)
   p <- if (identical(eng$kernel$name, "linear")) ncol(eng$x) else length(eng$w)
-  per <- max(1, floor(2^24 / (max(p, 1) * nt)))
+  per <- max(1, floor(budgets$coefficients / (max(p, 1) * nt)))
   blocks <- split(seq_along(lambda), ceiling(seq_along(lambda) / per))
   unlist(lapply(blocks, function(b) {
     path <- engine_coef_path(eng, lambda[b])

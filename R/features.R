@@ -304,6 +304,7 @@ coef.rlsc_features_fit <- function(object, lambda = object$lambda_min, ..., s = 
   coefficients_at(object, glmnet_s(lambda, s, missing(lambda)), function(p) paste0(prefix, seq_len(p)))
 }
 
-# Rows per block of data in memory for a feature map: about 2^22 doubles of
-# features per block, so that no n x m matrix exists.
-feature_block_rows <- function(m, d) max(1L, as.integer(2^22 / max(m, d, 1)))
+# Rows per block of data in memory for a feature map: about
+# budgets$features doubles of features per block, so that no n x m matrix
+# exists.
+feature_block_rows <- function(m, d) max(1L, as.integer(budgets$features / max(m, d, 1)))

@@ -131,7 +131,7 @@ primal_build <- function(data, spec, standardize, penalty_factor) {
   # large (190 MB at d = 500, T = 50000): R, which collects when its heap
   # reaches about 1.4 times the largest live memory, would keep it through
   # the evaluation; a full collection (tens of ms) frees it when it is large
-  if (length(pass$mom$sxy) > 2^23) {
+  if (length(pass$mom$sxy) > budgets$moments_garbage) {
     rm(pass)
     gc(FALSE)
   }
@@ -149,6 +149,7 @@ primal_moments <- function(data, spec, folds = TRUE) {
   folds <- mom$folds
   if (!is.null(nfold)) mom <- merge_folds(mom)
   check_counts(mom$nrows, mom$npos)
+  if (data$kind == "chunks" && spec$intercept) check_chunk_weight_share(mom, data$template)
   data <- with_counts(data, mom)
   if (data$kind == "chunks" && length(mom$xbar) > mom$npos) {
     stop_arg("the chunks hold fewer observations of positive weight (", mom$npos,
@@ -243,7 +244,7 @@ sample_pass <- function(data, spec, size) {
 
 check_counts <- function(n, npos) {
   if (n < 2) stop_arg("the chunks must hold at least 2 rows, not ", n)
-  if (npos < 2) stop_arg("the weights must be positive for at least 2 observations, not ", npos)
+  check_positive_weights(npos)
 }
 
 # ---- the search over the settings -------------------------------------------

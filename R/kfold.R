@@ -70,7 +70,7 @@ fold_name <- function(k, labels = NULL) paste("fold", if (is.null(labels)) k els
 # hundreds of MB (fold_collect()).
 fold_engines <- function(folds, intercept, scale, free, training = NULL, labels = NULL,
                          eigens = NULL) {
-  small <- sum(vapply(folds, function(f) length(f$sxx) + length(f$sxy), 0)) <= 2^24
+  small <- sum(vapply(folds, function(f) length(f$sxx) + length(f$sxy), 0)) <= budgets$fold_moments
   if (is.null(training) && is.null(eigens) && small) training <- fold_training(folds, labels)
   if (!is.null(training) && is.null(eigens)) {
     eigens <- batched_eigens(training, rep(list(scale), length(training)), free)
@@ -114,7 +114,7 @@ batched_min_d <- 700
 # makes its own.  (Each collection costs about a millisecond, and a banded
 # search evaluates candidates x folds x blocks of rows.)
 fold_collect <- function(value, numbers) {
-  if (numbers > 2^20) gc(FALSE, full = FALSE)
+  if (numbers > budgets$fold_garbage) gc(FALSE, full = FALSE)
   value
 }
 

@@ -44,16 +44,18 @@ c_crossprod <- function(a, b) {
   .Call(C_rlsc_crossprod, a, b, thread_count())
 }
 
-# Step 3 for one set of rows (R/path.R, row_path()); r0 NULL: r0 = (y - shift)
-# - mean from `yorigin` (2 x T: the response's shift and mean), per block in C.
-# `columns` FALSE: the per-column losses are not wanted (NA).  `products`
-# (held-out rows, a basis of no columns): the rows' basis times filtered g,
-# n x T x L, formed by the caller.
-c_loo_path <- function(basis, values, g, q, r0, y, w, omega, rows, lambda, complement,
-                       classify, keep, perp, unit, yorigin = NULL, columns = TRUE, products = NULL) {
+# Step 3 for one set of rows (R/path.R, row_path()), its arguments in three
+# named lists that C reads by name (each with exactly these elements):
+# set = list(basis, q, r0, y, w, omega, rows, perp, yorigin, products), the
+# rows (r0 NULL: r0 = (y - shift) - mean from `yorigin`, 2 x T: the
+# response's shift and mean, per block in C; `products`, held-out rows of a
+# basis of no columns: the rows' basis times filtered g, n x T x L, formed by
+# the caller); engine = list(values, g); path = list(lambda, complement,
+# classify, keep, unit, columns), `columns` FALSE: the per-column losses are
+# not wanted (NA).
+c_loo_path <- function(set, engine, path) {
   hold_blas_threads()
-  .Call(C_rlsc_loo_path, basis, values, g, q, r0, y, w, omega, rows, lambda, complement,
-        classify, keep, thread_count(), perp, unit, yorigin, columns, products)
+  .Call(C_rlsc_loo_path, set, engine, path, thread_count())
 }
 
 # The leave-pair-out AUC's sums per lambda (R/auc.R): an L x 3 matrix of the

@@ -245,6 +245,20 @@ check_per_response <- function(per_response, crit, resp, by_bands = FALSE) {
            "`criterion` must be NULL or \"mse\", not \"", crit$name, "\"")
 }
 
+# The classes of a classification response that have rows (`has_rows`, one
+# per class), for a response in memory (encode_classes()) and in chunks (the
+# levels' pre-scan, scan_levels()): the empty ones dropped with a warning,
+# and at least 2 left.  `what` names the response.
+observed_classes <- function(classes, has_rows, what = "`y`") {
+  if (!all(has_rows)) {
+    warning("dropping empty level(s) of ", what, ": ", paste(sQuote(classes[!has_rows], FALSE), collapse = ", "),
+            call. = FALSE)
+  }
+  kept <- classes[has_rows]
+  if (length(kept) < 2L) stop_arg(what, " must have at least 2 classes for classification, not ", length(kept))
+  kept
+}
+
 # Checks of single arguments, shared by rlsc() and its methods.
 
 as_design_matrix <- function(x, arg = "x") {
@@ -273,42 +287,74 @@ check_flag <- function(x, arg) {
   x
 }
 
+# The weights of the rows in memory: weight_values(), then what all the
+# rows' weights must satisfy together (a finite sum, check_positive_weights()).
 check_weights <- function(weights, n) {
-  if (is.null(weights)) return(rep(1, n))
-  if (!is.numeric(weights) || !is.null(dim(weights))) {
-    stop_arg("`weights` must be a numeric vector, not ", describe(weights))
-  }
-  if (length(weights) != n) {
-    stop_arg("`weights` must have length ", n, " (the number of rows of `x`), not ",
-             length(weights))
-  }
-  weights <- as.double(weights)
-  if (!all_finite(weights)) stop_arg("`weights` must not contain NA, NaN or Inf values")
-  if (any(weights < 0)) stop_arg("`weights` must be non-negative")
+  weights <- weight_values(weights, n, "rows of `x`")
   if (!is.finite(sum(weights))) {
     stop_arg("`weights` must have a finite sum, not Inf (the largest is ",
              format(max(weights), digits = 3), "); divide them by a constant, which changes ",
              "only the scale of `lambda`")
   }
-  if (sum(weights > 0) < 2L) {
-    stop_arg("`weights` must be positive for at least 2 observations, not ",
-             sum(weights > 0))
-  }
+  check_positive_weights(sum(weights > 0))
   weights
+}
+
+# The weights of n rows (NULL: all 1) as doubles: a numeric vector of length
+# n, finite and non-negative.  The one check of every data source: the rows
+# in memory (check_weights()) and each chunk's as it is read (read_rows(),
+# whose errors map_rows() prefixes with the chunk).  `rows` says what n
+# counts.
+weight_values <- function(weights, n, rows) {
+  if (is.null(weights)) return(rep(1, n))
+  if (!is.numeric(weights) || !is.null(dim(weights))) {
+    stop_arg("`weights` must be a numeric vector, not ", describe(weights))
+  }
+  if (length(weights) != n) {
+    stop_arg("`weights` must have length ", n, " (the number of ", rows, "), not ", length(weights))
+  }
+  weights <- as.double(weights)
+  if (!all_finite(weights)) stop_arg("`weights` must not contain NA, NaN or Inf values")
+  if (any(weights < 0)) stop_arg("`weights` must be non-negative")
+  weights
+}
+
+# At least 2 rows of positive weight (`npos`), in memory and, after the
+# first pass, in chunks (check_counts()).
+check_positive_weights <- function(npos) {
+  if (npos < 2L) stop_arg("`weights` must be positive for at least 2 observations, not ", npos)
 }
 
 # With an intercept the leverage of observation i is at least its share of the
 # weight, w_i / sum(w): a share within 1e-6 of 1 (the threshold at which a LOO
 # value of the direct form is undefined, src/path.c) leaves that observation
-# without a LOO value at every lambda, and no lambda helps.
+# without a LOO value at every lambda, and no lambda helps.  In memory from
+# the weights (times the class weights: `what`); in chunks from the first
+# pass's total and largest weight (check_chunk_weight_share()).
 check_weight_share <- function(weights, what = "`weights`") {
   i <- which.max(weights)
   total <- sum(weights)
   rest <- (total - weights[i]) / total   # no copy of the weights, but cancels:
   if (rest <= 2e-6) rest <- sum(weights[-i]) / total   # exactly where it decides
+  stop_weight_share(rest, what, paste("observation", i))
+}
+
+# The same for chunks, from pass 1's moments (their weights include the class
+# weights; the largest weight's row is not known, its weight is).  The
+# difference cancels, with an error of a few eps against the threshold 1e-6
+# (which decides right) but not against the share itself when it is that
+# small (shown as 0 to rounding).
+check_chunk_weight_share <- function(mom, template) {
+  what <- if (is.null(template$class_weights)) "`weights`" else "`weights` times `class_weights`"
+  rest <- (mom$sumw - mom$wmax) / mom$sumw
+  stop_weight_share(rest, what, paste("an observation of weight", format(mom$wmax, digits = 3)),
+                    if (rest < 1e-12) "0 (to rounding)" else format(rest, digits = 3))
+}
+
+stop_weight_share <- function(rest, what, who, shown = format(rest, digits = 3)) {
   if (rest <= 1e-6) {
     stop_arg(what, " must leave more than 1e-6 of their total to the other observations ",
-             "when there is an intercept, not ", format(rest, digits = 3), ": observation ", i,
+             "when there is an intercept, not ", shown, ": ", who,
              " has the rest, so its leverage is 1 and its leave-one-out value undefined at ",
              "every `lambda`")
   }

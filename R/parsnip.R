@@ -393,15 +393,3 @@ tidy_rlsc_engine <- function(x, penalty = NULL, ...) {
   names(out)[1L] <- if (x$fit$type == "classification") "class" else "response"
   out
 }
-
-.onLoad <- function(libname, pkgname) {
-  # a failure to register must not stop rlsc (or parsnip) from loading
-  register <- function(...) {
-    tryCatch(register_parsnip(), error = function(e) {
-      warning("rlsc could not register its parsnip engine: ", conditionMessage(e), call. = FALSE)
-    })
-  }
-  if (isNamespaceLoaded("parsnip")) register()
-  setHook(packageEvent("parsnip", "onLoad"), register)
-  invisible()
-}

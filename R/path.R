@@ -68,8 +68,7 @@ primal_rows <- function(eng, rows, heldout = FALSE, lambda = NULL) {
 # (r = d) it is the cheaper when the held-out rows outnumber the lambdas
 # times the columns (at 5000 x 500, 5-fold over 100 lambdas, 0.4e9
 # operations instead of 1.5e9; with r < d, when L T < d r / (d - r)); and
-# only while the products take at most 2^23 numbers (64 MB; sparse x makes
-# about three such temporaries).
+# only while the products take at most budgets$products numbers.
 heldout_products <- function(eng, x, lambda, take = NULL) {
   n <- as.numeric(if (is.null(take)) nrow(x) else length(take))
   d <- as.numeric(ncol(x))
@@ -77,7 +76,7 @@ heldout_products <- function(eng, x, lambda, take = NULL) {
   nt <- ncol(eng$g)
   nl <- length(lambda)
   lt <- as.numeric(nl) * nt
-  if (!nl || n * lt > 2^23 || d * r * lt + n * d * lt >= n * d * r + n * r * lt) return(NULL)
+  if (!nl || n * lt > budgets$products || d * r * lt + n * d * lt >= n * d * r + n * r * lt) return(NULL)
   out <- project_rows(x, eng, primal_slope_path(eng, lambda), take)
   dim(out) <- c(n, nt, nl)
   out
@@ -117,20 +116,22 @@ row_path <- function(set, eng, lambda, classify, keep, unit, space = NULL, colum
     values <- numeric(0)
     g <- g[0L, , drop = FALSE]
   } else values <- eng$values
+  path <- list(lambda = lambda, complement = set$complement, classify = classify, keep = keep,
+               unit = unit, columns = columns)
+  rows_of <- function(r0, y, perp = NULL, yorigin = NULL, products = NULL) {
+    list(basis = set$basis, q = set$q, r0 = r0, y = y, w = set$w, omega = set$omega, rows = rows,
+         perp = perp, yorigin = yorigin, products = products)
+  }
   if (is.null(space)) {
-    part <- c_loo_path(basis = set$basis, values = values, g = g, q = set$q, r0 = set$r0,
-                       y = set$y, w = set$w, omega = set$omega, rows = rows, lambda = lambda,
-                       complement = set$complement, classify = classify, keep = keep,
-                       perp = NULL, unit = unit, yorigin = set$yorigin, columns = columns,
-                       products = set$products)
+    part <- c_loo_path(rows_of(set$r0, set$y, yorigin = set$yorigin, products = set$products),
+                       list(values = values, g = g), path)
   } else {   # the responses' coordinates, already in units
     r0 <- set$r0 %||% ((set$y - rep_each(set$yorigin[1L, ], nrow(set$y))) -
                          rep_each(set$yorigin[2L, ], nrow(set$y)))
     inside <- space_rows(space, r0 / unit)
-    part <- c_loo_path(basis = set$basis, values = eng$values, g = g %*% space$basis / unit, q = set$q,
-                       r0 = inside$r0, y = inside$r0, w = set$w, omega = set$omega, rows = rows,
-                       lambda = lambda, complement = set$complement, classify = classify,
-                       keep = keep, perp = inside$perp, unit = 1, columns = columns)
+    path$unit <- 1
+    part <- c_loo_path(rows_of(inside$r0, inside$r0, inside$perp),
+                       list(values = eng$values, g = g %*% space$basis / unit), path)
   }
   nt <- ncol(set$y)
   if (keep) {

@@ -271,12 +271,6 @@ match_columns <- function(object, newdata) {
   newdata[, object$xnames, drop = FALSE]
 }
 
-# "`a`, `b`, `c`" for up to `max` names, then "and 7 more".
-name_list <- function(x, max = 6L) {
-  shown <- paste0("`", utils::head(x, max), "`", collapse = ", ")
-  if (length(x) > max) paste0(shown, " and ", length(x) - max, " more") else shown
-}
-
 # Decision values (m x T) of the rows of a design prepared by
 # prepare_design(), through the engine: new columns scaled as the training
 # ones were, or, for a precomputed kernel, the m x n cross-kernel with the

@@ -94,16 +94,8 @@ encode_classes <- function(y) {
     stop_arg("`y` must be a factor, or a character or logical vector, not ", describe(y))
   }
   if (anyNA(y)) stop_arg("`y` must not contain NA values")
-  empty <- levels(y)[tabulate(y, nlevels(y)) == 0L]
-  if (length(empty)) {
-    warning("dropping empty level(s) of `y`: ", paste(sQuote(empty, FALSE), collapse = ", "),
-            call. = FALSE)
-    y <- droplevels(y)
-  }
-  classes <- levels(y)
-  if (length(classes) < 2L) {
-    stop_arg("`y` must have at least 2 classes for classification, not ", length(classes))
-  }
+  classes <- observed_classes(levels(y), tabulate(y, nlevels(y)) > 0L)
+  if (length(classes) < nlevels(y)) y <- droplevels(y)
   structure(class_matrix(as.integer(y), classes), classes = classes)
 }
 

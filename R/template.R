@@ -60,8 +60,8 @@ complete_template <- function(data) {
 # The levels pre-scan: one pass reading the values of the factor and
 # character columns (template$scan) when they were not given, and counting
 # the rows of each class of a classification response (also when its levels
-# were given): classes without rows are dropped with a warning, as
-# encode_classes() drops the empty levels of a response in memory.
+# were given): classes without rows are dropped with a warning by
+# observed_classes(), as for a response in memory.
 scan_levels <- function(src, template, progress = NULL) {
   classify <- template$type == "classification"
   if (length(template$scan) || classify) {
@@ -82,17 +82,9 @@ scan_levels <- function(src, template, progress = NULL) {
     # every level, those without rows too, for the class predictions (as
     # `yfactor` in memory)
     template$yfactor <- factor(character(), levels = template$classes, ordered = isTRUE(template$ordered))
-    seen <- template$classes %in% names(counts)[counts > 0]
-    if (!all(seen)) {
-      what <- if (template$kind == "formula") paste0("the response `", template$response, "`") else "`y`"
-      warning("dropping empty level(s) of ", what, ": ",
-              paste(sQuote(template$classes[!seen], FALSE), collapse = ", "), call. = FALSE)
-      template$classes <- template$classes[seen]
-    }
-    if (length(template$classes) < 2L) {
-      stop_arg("the response must have at least 2 classes for classification, not ",
-               length(template$classes))
-    }
+    what <- if (template$kind == "formula") paste0("the response `", template$response, "`") else "`y`"
+    template$classes <- observed_classes(template$classes,
+                                         template$classes %in% names(counts)[counts > 0], what)
     template$y0 <- class_matrix(integer(), template$classes)
     # which classes have rows of positive weight (check_classes_weighted())
     template$weighed <- template$classes %in% names(weighed)[weighed > 0]
@@ -180,7 +172,7 @@ matrix_rows <- function(data, template) {
   x <- as_design(data$x)
   check_columns(column_names(x), template, !is.null(colnames(x)))
   n <- nrow(x)
-  list(x = x, y = chunk_response(data$y, n, template), w = chunk_weights(data$weights, n),
+  list(x = x, y = chunk_response(data$y, n, template), w = weight_values(data$weights, n, "the chunk's rows"),
        fold = data$foldid)
 }
 
@@ -218,14 +210,6 @@ chunk_response <- function(y, n, template) {
   if (!is.double(y)) storage.mode(y) <- "double"
   if (!all_finite(y)) stop("`y` must not contain NA, NaN or Inf values")
   y
-}
-
-chunk_weights <- function(w, n) {
-  if (is.null(w)) return(rep(1, n))
-  if (!is.numeric(w) || length(w) != n) stop("`weights` must be ", n, " numbers, not ", describe(w))
-  w <- as.double(w)
-  if (!all_finite(w) || any(w < 0)) stop("`weights` must be finite and non-negative")
-  w
 }
 
 # Columns of a chunk that hold NA only: a reader that guesses types from the
@@ -311,7 +295,7 @@ formula_rows <- function(data, template) {
   if (!all_finite(x)) stop("`x` must not contain NA, NaN or Inf values")
   n <- nrow(x)
   list(x = x, y = chunk_response(stats::model.response(mf), n, template),
-       w = chunk_weights(stats::model.weights(mf), n), fold = mf[["(foldid)"]])
+       w = weight_values(stats::model.weights(mf), n, "the chunk's rows"), fold = mf[["(foldid)"]])
 }
 
 # The model frame of one chunk, its rows with NA handled by `na.action`.

@@ -8,7 +8,7 @@ static const R_CallMethodDef call_methods[] = {
     {"rlsc_eigen_list",       (DL_FUNC) &rlsc_eigen_list,       2},
     {"rlsc_project",          (DL_FUNC) &rlsc_project,          6},
     {"rlsc_crossprod",        (DL_FUNC) &rlsc_crossprod,        3},
-    {"rlsc_loo_path",         (DL_FUNC) &rlsc_loo_path,        19},
+    {"rlsc_loo_path",         (DL_FUNC) &rlsc_loo_path,         4},
     {"rlsc_lpo_auc",          (DL_FUNC) &rlsc_lpo_auc,         13},
     {"rlsc_kernel_matrix",    (DL_FUNC) &rlsc_kernel_matrix,    8},
     {"rlsc_kernel_asymmetry", (DL_FUNC) &rlsc_kernel_asymmetry, 1},

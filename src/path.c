@@ -87,8 +87,8 @@ typedef struct {
     int ntot, n, r, nt, nl, comp, cls, kp, cols;
     int nb_max, tb_max, lc, nrb, ncb;
     const int *prow;
-    const double *pb, *pq, *pr0, *py, *pw, *pom, *filt, *pg, *perp, *yo, *prod;
-    double inv_unit;
+    const double *pb, *pq, *pr0, *py, *pw, *pom, *filt, *pg, *perp, *yo, *prod, *pv, *pl;
+    double inv_unit, piece_flops;
     double *omh, *fitted, *loo;
 } path_job;
 
@@ -227,28 +227,64 @@ static void best_loo(const double *y, const double *e, int tt, int t, int nb, do
     }
 }
 
-/* Piece (b, c): the rows of block b and the response columns of block c at
-   every lambda.  The lambdas go lc at a time, so that the product's output
-   for them stays in cache with its filters times g.  No R API here: this
-   runs in the threads. */
-static void path_piece(const path_job *job, int b, int c, double *scratch, piece_out *out)
-{
-    int r = job->r, nt = job->nt, nl = job->nl, ntot = job->ntot, comp = job->comp;
-    int i0 = b * job->nb_max, nb = job->n - i0 < job->nb_max ? job->n - i0 : job->nb_max;
-    int t0 = c * job->tb_max, tb = nt - t0 < job->tb_max ? nt - t0 : job->tb_max;
-    const int *prow = job->prow + i0;
-    size_t snb = nb, lct = (size_t) job->lc * job->tb_max;
-    double *bb = scratch, *bsq = bb + snb * r, *den = bsq + snb * r, *inv = den + snb * nl,
-        *okw = inv + snb * nl, *sw = okw + snb * nl, *rho = sw + nl, *gch = rho + nb,
-        *fb = gch + lct * r, *r0b = fb + lct * nb, *yb = r0b + snb * tb;
-    const double one = 1.0, zero = 0.0;
-    int ld;
-    const double *bp = r > 0 ? block_basis(job, prow, nb, bb, &ld) : bb;
-    if (r == 0) ld = nb;
+/* One piece's rows (block b) and response columns (block c), and where its
+   scratch goes (piece_doubles(); the first column block writes 1 - h and the
+   rows' weights to its output for the merge instead). */
+typedef struct {
+    int b, c, i0, nb, t0, tb, ld, on_rows;
+    size_t snb;
+    double sign;          /* the filter's sign over the unit: g in units (exact) */
+    const int *prow;
+    const double *bp;     /* the rows' coordinates, leading dimension ld */
+    double *bb, *bsq, *den, *inv, *okw, *sw, *rho, *gch, *fb, *r0b, *yb, *wr, *qr, *tolr, *elb;
+} piece_work;
 
-    /* 1 - h of every row at every lambda: one product, unless no row of the
-       block has leverage in the fit (held-out rows) */
-    double *ar = rho;   /* a_i, then rho_i */
+/* The piece's rows, columns and scratch. */
+static void piece_setup(const path_job *job, int b, int c, double *scratch, piece_work *pw)
+{
+    int r = job->r, nl = job->nl;
+    pw->b = b;
+    pw->c = c;
+    pw->i0 = b * job->nb_max;
+    pw->nb = job->n - pw->i0 < job->nb_max ? job->n - pw->i0 : job->nb_max;
+    pw->t0 = c * job->tb_max;
+    pw->tb = job->nt - pw->t0 < job->tb_max ? job->nt - pw->t0 : job->tb_max;
+    pw->prow = job->prow + pw->i0;
+    int nb = pw->nb;
+    size_t snb = nb, lct = (size_t) job->lc * job->tb_max;
+    pw->snb = snb;
+    pw->bb = scratch;
+    pw->bsq = pw->bb + snb * r;
+    pw->den = pw->bsq + snb * r;
+    pw->inv = pw->den + snb * nl;
+    pw->okw = pw->inv + snb * nl;
+    pw->sw = pw->okw + snb * nl;
+    pw->rho = pw->sw + nl;
+    pw->gch = pw->rho + nb;
+    pw->fb = pw->gch + lct * r;
+    pw->r0b = pw->fb + lct * nb;
+    pw->yb = pw->r0b + snb * pw->tb;
+    pw->wr = pw->yb + snb * pw->tb;
+    pw->qr = pw->wr + nb;
+    pw->tolr = pw->qr + nb;
+    pw->elb = pw->tolr + nb;
+    pw->ld = nb;
+    pw->bp = r > 0 ? block_basis(job, pw->prow, nb, pw->bb, &pw->ld) : pw->bb;
+    pw->sign = (job->comp ? 1.0 : -1.0) * job->inv_unit;
+    pw->on_rows = nb <= pw->tb && !job->prod;
+}
+
+/* 1 - h of every row at every lambda (one product, unless no row of the
+   block has leverage in the fit: held-out rows), each row's rho and weight,
+   and where 1 - h is too small for a LOO value: there the row has no inverse
+   and no weight (never for rows of weight 0). */
+static void piece_leverage(const path_job *job, piece_work *pw, piece_out *out)
+{
+    int r = job->r, nl = job->nl, nb = pw->nb, comp = job->comp, ld = pw->ld;
+    size_t snb = pw->snb;
+    const int *prow = pw->prow;
+    const double one = 1.0, zero = 0.0;
+    double *ar = pw->rho, *den = pw->den;   /* a_i, then rho_i */
     int lever = comp;
     for (int i = 0; i < nb; i++) {
         ar[i] = comp ? 1.0 : -job->pom[prow[i] - 1];
@@ -256,19 +292,17 @@ static void path_piece(const path_job *job, int b, int c, double *scratch, piece
     }
     if (lever && r > 0) {
         for (int k = 0; k < r; k++) {
-            const double *bk = bp + (size_t) ld * k;
-            double *sk = bsq + snb * k;
+            const double *bk = pw->bp + (size_t) ld * k;
+            double *sk = pw->bsq + snb * k;
             RLSC_OMP(omp simd)
             for (int i = 0; i < nb; i++) sk[i] = ar[i] * bk[i] * bk[i];
         }
-        F77_CALL(dgemm)("N", "N", &nb, &nl, &r, &one, bsq, &nb, job->filt, &r, &zero, den, &nb
+        F77_CALL(dgemm)("N", "N", &nb, &nl, &r, &one, pw->bsq, &nb, job->filt, &r, &zero, den, &nb
                         FCONE FCONE);
     } else {
         memset(den, 0, sizeof(double) * snb * nl);
     }
-    /* per row: rho, the weight and where 1 - h is too small for a LOO value
-       (never for rows of weight 0) */
-    double *wr = yb + snb * tb, *qr = wr + nb, *tolr = qr + nb, *elb = tolr + nb;
+    double *wr = pw->wr, *qr = pw->qr, *tolr = pw->tolr, *rho = pw->rho;
     for (int i = 0; i < nb; i++) {
         int row = prow[i] - 1;
         wr[i] = job->pw[row];
@@ -277,9 +311,10 @@ static void path_piece(const path_job *job, int b, int c, double *scratch, piece
         tolr[i] = !(wr[i] > 0.0) ? -INFINITY : !comp ? DIRECT_TOL : qr[i] > 0.0 ? DROPPED_TOL : 0.0;
     }
     /* the first column block keeps 1 - h and the weights for the merge */
-    double *dn = c == 0 ? out->den : den, *ow = c == 0 ? out->okw : okw;
+    int first = pw->c == 0;
+    double *dn = first ? out->den : den, *ow = first ? out->okw : pw->okw;
     for (int l = 0; l < nl; l++) {
-        double *dl = den + snb * l, *dd = dn + snb * l, *il = inv + snb * l, *wl = ow + snb * l;
+        double *dl = den + snb * l, *dd = dn + snb * l, *il = pw->inv + snb * l, *wl = ow + snb * l;
         RLSC_OMP(omp simd)
         for (int i = 0; i < nb; i++) {
             double d = qr[i] + dl[i];
@@ -288,7 +323,7 @@ static void path_piece(const path_job *job, int b, int c, double *scratch, piece
             wl[i] = wr[i];
         }
         /* rows whose 1 - h is too small (rare; comparisons kept out of the
-           vector loop above): no LOO value, no weight */
+           vector loop above) */
         double nbad = 0.0;
         for (int i = 0; i < nb; i++)
             if (dd[i] <= tolr[i]) {
@@ -298,139 +333,176 @@ static void path_piece(const path_job *job, int b, int c, double *scratch, piece
         double s = 0.0;
         RLSC_OMP(omp simd reduction(+:s))
         for (int i = 0; i < nb; i++) s += wl[i];
-        sw[l] = s;
-        if (c == 0) out->nbad[l] = nbad;
-        if (job->kp && c == 0)
-            memcpy(job->omh + (size_t) i0 + (size_t) job->n * l, dd, sizeof(double) * snb);
+        pw->sw[l] = s;
+        if (first) out->nbad[l] = nbad;
+        if (job->kp && first)
+            memcpy(job->omh + (size_t) pw->i0 + (size_t) job->n * l, dd, sizeof(double) * snb);
     }
-    den = dn;
-    okw = ow;
+    pw->den = dn;
+    pw->okw = ow;
+}
 
-    /* the rows' residuals at the start of the filter, r0_i, and their
-       response (for kept outputs and classes), in units */
-    for (int tt = 0; tt < tb; tt++) {
-        int t = t0 + tt;
-        for (int i = 0; i < nb; i++) {
-            size_t it = (size_t) (prow[i] - 1) + (size_t) ntot * t;
-            double e0 = job->pr0 ? job->pr0[it] : (job->py[it] - job->yo[2 * (size_t) t]) - job->yo[2 * (size_t) t + 1];
-            r0b[i + snb * tt] = e0 * job->inv_unit;
-            if (job->kp || job->cls) yb[i + snb * tt] = job->py[it] * job->inv_unit;
+/* The rows' residuals at the start of the filter, r0_i, and their response
+   (for kept outputs and classes), in units. */
+static void piece_residuals(const path_job *job, piece_work *pw)
+{
+    size_t snb = pw->snb;
+    for (int tt = 0; tt < pw->tb; tt++) {
+        size_t t = (size_t) pw->t0 + tt;
+        for (int i = 0; i < pw->nb; i++) {
+            size_t it = (size_t) (pw->prow[i] - 1) + (size_t) job->ntot * t;
+            double e0 = job->pr0 ? job->pr0[it] : (job->py[it] - job->yo[2 * t]) - job->yo[2 * t + 1];
+            pw->r0b[i + snb * tt] = e0 * job->inv_unit;
+            if (job->kp || job->cls) pw->yb[i + snb * tt] = job->py[it] * job->inv_unit;
         }
     }
-    double *rs_sq = out->rowsum, *rs_ab = rs_sq + snb * nl, *rs_fit = rs_ab + snb * nl;
-    memset(out->rowsum, 0, sizeof(double) * 3 * snb * nl);
+}
 
-    /* sign * phi_l goes on the smaller factor of each product: on the
-       rows' coordinates, A_l = sign B diag(phi_l), stacked over the lambdas
-       (nb lcn x r) times g (r x tb), when the block has no more rows than
-       columns; else on g, B times sign diag(phi_l) g (r x tb lcn).  Forming
-       the filtered factor costs a pass over it per product, and the BLAS
-       packs the other factor once per call: a product as large as the
-       scratch allows on both sides keeps both passes small against the
-       multiply-adds (held-out rows of K-fold, many response columns, had
-       half the GEMM rate with 64-row blocks and g filtered per row block). */
-    double sign = (comp ? 1.0 : -1.0) * job->inv_unit;   /* (g in units: exact) */
-    int on_rows = nb <= tb && !job->prod;
-    for (int l0 = 0; l0 < nl; l0 += job->lc) {
-        int lcn = nl - l0 < job->lc ? nl - l0 : job->lc, ncol = lcn * tb, mrow = lcn * nb;
-        if (job->prod) {   /* the products given: copied, in units and signed */
-            for (int lk = 0; lk < lcn; lk++)
-                for (int tt = 0; tt < tb; tt++) {
-                    const double *pt = job->prod + (size_t) ntot * (t0 + tt + (size_t) nt * (l0 + lk));
-                    double *o = fb + snb * (tt + (size_t) tb * lk);
-                    for (int i = 0; i < nb; i++) o[i] = sign * pt[prow[i] - 1];
+/* The products sign * basis_i diag(phi_l) g of lambdas l0 .. l0 + lcn - 1
+   into fb (or the products given, held-out rows).  sign * phi_l goes on the
+   smaller factor of each product: on the rows' coordinates, A_l = sign B
+   diag(phi_l), stacked over the lambdas (nb lcn x r) times g (r x tb), when
+   the block has no more rows than columns; else on g, B times sign
+   diag(phi_l) g (r x tb lcn).  Forming the filtered factor costs a pass over
+   it per product, and the BLAS packs the other factor once per call: a
+   product as large as the scratch allows on both sides keeps both passes
+   small against the multiply-adds (held-out rows of K-fold, many response
+   columns, had half the GEMM rate with 64-row blocks and g filtered per row
+   block). */
+static void piece_products(const path_job *job, const piece_work *pw, int l0, int lcn)
+{
+    int r = job->r, nb = pw->nb, tb = pw->tb, t0 = pw->t0, ld = pw->ld;
+    int ncol = lcn * tb, mrow = lcn * nb;
+    size_t snb = pw->snb;
+    double sign = pw->sign, *gch = pw->gch, *fb = pw->fb;
+    const double one = 1.0, zero = 0.0;
+    if (job->prod) {   /* the products given: copied, in units and signed */
+        for (int lk = 0; lk < lcn; lk++)
+            for (int tt = 0; tt < tb; tt++) {
+                const double *pt = job->prod + (size_t) job->ntot * (t0 + tt + (size_t) job->nt * (l0 + lk));
+                double *o = fb + snb * (tt + (size_t) tb * lk);
+                for (int i = 0; i < nb; i++) o[i] = sign * pt[pw->prow[i] - 1];
+            }
+    } else if (r > 0 && pw->on_rows) {
+        for (int k = 0; k < r; k++) {
+            const double *bk = pw->bp + (size_t) ld * k;
+            for (int lk = 0; lk < lcn; lk++) {
+                double fk = sign * job->filt[k + (size_t) r * (l0 + lk)];
+                double *o = gch + (size_t) nb * lk + (size_t) mrow * k;
+                RLSC_OMP(omp simd)
+                for (int i = 0; i < nb; i++) o[i] = fk * bk[i];
+            }
+        }
+        F77_CALL(dgemm)("N", "N", &mrow, &tb, &r, &one, gch, &mrow, job->pg + (size_t) r * t0, &r,
+                        &zero, fb, &mrow FCONE FCONE);
+    } else if (r > 0) {
+        for (int lk = 0; lk < lcn; lk++)
+            for (int tt = 0; tt < tb; tt++) {
+                const double *gt = job->pg + (size_t) r * (t0 + tt);
+                const double *ft = job->filt + (size_t) r * (l0 + lk);
+                double *o = gch + (size_t) r * (tt + (size_t) tb * lk);
+                RLSC_OMP(omp simd)
+                for (int k = 0; k < r; k++) o[k] = sign * gt[k] * ft[k];
+            }
+        F77_CALL(dgemm)("N", "N", &nb, &ncol, &r, &one, pw->bp, &ld, gch, &r, &zero, fb, &nb
+                        FCONE FCONE);
+    } else {
+        memset(fb, 0, sizeof(double) * snb * ncol);
+    }
+}
+
+/* The losses of lambdas l0 .. l0 + lcn - 1 from their products: the rows'
+   partial sums, the kept outputs, the classes' best LOO values and each
+   column's (w, mean, m2) over the block. */
+static void piece_losses(const path_job *job, const piece_work *pw, int l0, int lcn, piece_out *out)
+{
+    int nb = pw->nb, tb = pw->tb, nl = job->nl, nt = job->nt, mrow = lcn * nb;
+    size_t snb = pw->snb;
+    const double *rho = pw->rho, *wr = pw->wr;
+    double *rs_sq = out->rowsum, *rs_ab = rs_sq + snb * nl, *rs_fit = rs_ab + snb * nl, *elb = pw->elb;
+    for (int lk = 0; lk < lcn; lk++) {
+        int l = l0 + lk;
+        const double *il = pw->inv + snb * l, *wl = pw->okw + snb * l;
+        double *sq = rs_sq + snb * l, *ab = rs_ab + snb * l, *fit = rs_fit + snb * l;
+        for (int tt = 0; tt < tb; tt++) {
+            double *f = pw->fb + (pw->on_rows ? (size_t) mrow * tt + snb * lk : snb * (tt + (size_t) tb * lk));
+            const double *e0 = pw->r0b + snb * tt;
+            double s = 0.0;
+            int t = pw->t0 + tt;
+            const double *yt = pw->yb + snb * tt;
+            /* e and the LOO error (kept in elb for the classes); f is
+               overwritten with the squared LOO error, which the second
+               pass reads */
+            if (!job->kp) {
+                RLSC_OMP(omp simd reduction(+:s))
+                for (int i = 0; i < nb; i++) {
+                    double e = rho[i] * (e0[i] + f[i]), el = e * il[i], l2 = el * el;
+                    sq[i] += l2;
+                    ab[i] += fabs(el);
+                    fit[i] += e * e;
+                    f[i] = l2;
+                    elb[i] = el;
+                    s += wl[i] * l2;
                 }
-        } else if (r > 0 && on_rows) {
-            for (int k = 0; k < r; k++) {
-                const double *bk = bp + (size_t) ld * k;
-                for (int lk = 0; lk < lcn; lk++) {
-                    double fk = sign * job->filt[k + (size_t) r * (l0 + lk)];
-                    double *o = gch + (size_t) nb * lk + (size_t) mrow * k;
-                    RLSC_OMP(omp simd)
-                    for (int i = 0; i < nb; i++) o[i] = fk * bk[i];
+            } else {
+                const double *dl = pw->den + snb * l;
+                for (int i = 0; i < nb; i++) {
+                    /* kept outputs: undefined where the row has weight
+                       but none counts; kept values divide (near
+                       cancellation they need the correctly rounded
+                       quotient, not a product with the inverse) */
+                    int ok = wl[i] > 0.0 || !(wr[i] > 0.0);
+                    double e = rho[i] * (e0[i] + f[i]);
+                    double el = ok ? e / dl[i] : 0.0, l2 = el * el;
+                    double lv = ok ? yt[i] - el : NA_REAL;
+                    sq[i] += l2;
+                    ab[i] += fabs(el);
+                    fit[i] += e * e;
+                    f[i] = l2;
+                    s += wl[i] * l2;
+                    elb[i] = el;
+                    size_t at = (size_t) (pw->i0 + i) + (size_t) job->n * (t + (size_t) nt * l);
+                    job->fitted[at] = yt[i] - e;
+                    job->loo[at] = lv;
                 }
             }
-            F77_CALL(dgemm)("N", "N", &mrow, &tb, &r, &one, gch, &mrow, job->pg + (size_t) r * t0, &r,
-                            &zero, fb, &mrow FCONE FCONE);
-        } else if (r > 0) {
-            for (int lk = 0; lk < lcn; lk++)
-                for (int tt = 0; tt < tb; tt++) {
-                    const double *gt = job->pg + (size_t) r * (t0 + tt);
-                    const double *ft = job->filt + (size_t) r * (l0 + lk);
-                    double *o = gch + (size_t) r * (tt + (size_t) tb * lk);
-                    RLSC_OMP(omp simd)
-                    for (int k = 0; k < r; k++) o[k] = sign * gt[k] * ft[k];
-                }
-            F77_CALL(dgemm)("N", "N", &nb, &ncol, &r, &one, bp, &ld, gch, &r, &zero, fb, &nb
-                            FCONE FCONE);
-        } else {
-            memset(fb, 0, sizeof(double) * snb * ncol);
-        }
-        for (int lk = 0; lk < lcn; lk++) {
-            int l = l0 + lk;
-            const double *il = inv + snb * l, *wl = okw + snb * l;
-            double *sq = rs_sq + snb * l, *ab = rs_ab + snb * l, *fit = rs_fit + snb * l;
-            for (int tt = 0; tt < tb; tt++) {
-                double *f = fb + (on_rows ? (size_t) mrow * tt + snb * lk : snb * (tt + (size_t) tb * lk));
-                const double *e0 = r0b + snb * tt;
-                double s = 0.0;
-                int t = t0 + tt;
-                const double *yt = yb + snb * tt;
-                /* e and the LOO error (kept in elb for the classes); f is
-                   overwritten with the squared LOO error, which the second
-                   pass reads */
-                if (!job->kp) {
-                    RLSC_OMP(omp simd reduction(+:s))
-                    for (int i = 0; i < nb; i++) {
-                        double e = rho[i] * (e0[i] + f[i]), el = e * il[i], l2 = el * el;
-                        sq[i] += l2;
-                        ab[i] += fabs(el);
-                        fit[i] += e * e;
-                        f[i] = l2;
-                        elb[i] = el;
-                        s += wl[i] * l2;
-                    }
-                } else {
-                    const double *dl = den + snb * l;
-                    for (int i = 0; i < nb; i++) {
-                        /* kept outputs: undefined where the row has weight
-                           but none counts; kept values divide (near
-                           cancellation they need the correctly rounded
-                           quotient, not a product with the inverse) */
-                        int ok = wl[i] > 0.0 || !(wr[i] > 0.0);
-                        double e = rho[i] * (e0[i] + f[i]);
-                        double el = ok ? e / dl[i] : 0.0, l2 = el * el;
-                        double lv = ok ? yt[i] - el : NA_REAL;
-                        sq[i] += l2;
-                        ab[i] += fabs(el);
-                        fit[i] += e * e;
-                        f[i] = l2;
-                        s += wl[i] * l2;
-                        elb[i] = el;
-                        size_t at = (size_t) (i0 + i) + (size_t) job->n * (t + (size_t) nt * l);
-                        job->fitted[at] = yt[i] - e;
-                        job->loo[at] = lv;
-                    }
-                }
-                /* classes: each row's largest LOO value so far and its
-                   column, in a loop of its own that vectorizes (inside the
-                   loops above it took a quarter of a 10-class path) */
-                if (job->cls) best_loo(yt, elb, tt, t, nb, out->best + snb * l, out->best_t + snb * l);
-                /* the column's weighted mean and squared deviations over the
-                   block (one column: the average over the columns is it) */
-                if (!job->cols) continue;
-                double *cs = out->colsum + 3 * (l + (size_t) nl * tt);
-                cs[0] = sw[l];
-                cs[1] = cs[2] = 0.0;
-                if (sw[l] > 0.0 && nt > 1) {
-                    double m = s / sw[l];
-                    cs[1] = m;
-                    cs[2] = squared_deviations(f, wl, m, nb);
-                }
+            /* classes: each row's largest LOO value so far and its
+               column, in a loop of its own that vectorizes (inside the
+               loops above it took a quarter of a 10-class path) */
+            if (job->cls) best_loo(yt, elb, tt, t, nb, out->best + snb * l, out->best_t + snb * l);
+            /* the column's weighted mean and squared deviations over the
+               block (one column: the average over the columns is it) */
+            if (!job->cols) continue;
+            double *cs = out->colsum + 3 * (l + (size_t) nl * tt);
+            cs[0] = pw->sw[l];
+            cs[1] = cs[2] = 0.0;
+            if (pw->sw[l] > 0.0 && nt > 1) {
+                double m = s / pw->sw[l];
+                cs[1] = m;
+                cs[2] = squared_deviations(f, wl, m, nb);
             }
         }
     }
 }
+
+/* Piece (b, c): the rows of block b and the response columns of block c at
+   every lambda.  The lambdas go lc at a time, so that the product's output
+   for them stays in cache with its filters times g.  No R API here: this
+   runs in the threads. */
+static void path_piece(const path_job *job, int b, int c, double *scratch, piece_out *out)
+{
+    piece_work pw;
+    piece_setup(job, b, c, scratch, &pw);
+    piece_leverage(job, &pw, out);
+    piece_residuals(job, &pw);
+    memset(out->rowsum, 0, sizeof(double) * 3 * pw.snb * job->nl);
+    for (int l0 = 0; l0 < job->nl; l0 += job->lc) {
+        int lcn = job->nl - l0 < job->lc ? job->nl - l0 : job->lc;
+        piece_products(job, &pw, l0, lcn);
+        piece_losses(job, &pw, l0, lcn, out);
+    }
+}
+
 
 /* Row block b after its pieces (outs: one per column block, in order): the
    partial sums added in order, each row's losses (averages over the
@@ -510,100 +582,122 @@ static void row_block_summary(const path_job *job, int b, piece_out *outs, doubl
     }
 }
 
-SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEXP w,
-                   SEXP omega, SEXP rows, SEXP lambda, SEXP complement, SEXP classify,
-                   SEXP keep, SEXP threads, SEXP perp, SEXP unit, SEXP yorigin, SEXP columns,
-                   SEXP products)
+/* The arguments, read by name from three lists (R/native.R, c_loo_path()):
+   set = list(basis, q, r0, y, w, omega, rows, perp, yorigin, products), the
+   rows; engine = list(values, g); path = list(lambda, complement, classify,
+   keep, unit, columns).  Each element is checked for its type and shape. */
+static const char *set_names[] = {"basis", "q", "r0", "y", "w", "omega", "rows", "perp", "yorigin",
+                                  "products"};
+enum { SET_BASIS, SET_Q, SET_R0, SET_Y, SET_W, SET_OMEGA, SET_ROWS, SET_PERP, SET_YORIGIN,
+       SET_PRODUCTS, NSET };
+static const char *engine_names[] = {"values", "g"};
+enum { ENGINE_VALUES, ENGINE_G, NENGINE };
+static const char *option_names[] = {"lambda", "complement", "classify", "keep", "unit", "columns"};
+enum { OPT_LAMBDA, OPT_COMPLEMENT, OPT_CLASSIFY, OPT_KEEP, OPT_UNIT, OPT_COLUMNS, NOPT };
+
+/* The path's settings: the lambdas, the form, what is kept and the unit. */
+static void read_options(SEXP path, path_job *job)
 {
-    int ntot, n, r, rg, nt, ny, nty, nr0, nt0;
-    rlsc_check_double_matrix(basis, "basis", &ntot, &r);
-    rlsc_check_double_vector(values, "values", r);
-    rlsc_check_double_matrix(g, "g", &rg, &nt);
+    SEXP a[NOPT];
+    rlsc_list_elements(path, "path", option_names, NOPT, a);
+    rlsc_check_double_vector(a[OPT_LAMBDA], "lambda", -1);
+    if (XLENGTH(a[OPT_LAMBDA]) > INT_MAX / 2) error("'lambda' is too long");
+    job->nl = LENGTH(a[OPT_LAMBDA]);
+    job->pl = REAL(a[OPT_LAMBDA]);
+    job->comp = rlsc_check_flag(a[OPT_COMPLEMENT], "complement");
+    job->cls = rlsc_check_flag(a[OPT_CLASSIFY], "classify");
+    job->kp = rlsc_check_flag(a[OPT_KEEP], "keep");
+    job->cols = rlsc_check_flag(a[OPT_COLUMNS], "columns");
+    rlsc_check_double_vector(a[OPT_UNIT], "unit", 1);
+    double unit = REAL(a[OPT_UNIT])[0];
+    if (!(unit > 0.0) || !R_FINITE(unit)) error("'unit' must be positive and finite");
+    job->inv_unit = 1.0 / unit;
+}
+
+/* The engine's eigenvalues and coordinates of the responses, and the rows:
+   their coordinates, shares, residuals, responses and weights, all of
+   `ntot` rows, and which of them (`rows`) make the path. */
+static void read_data(SEXP set, SEXP engine, path_job *job)
+{
+    SEXP s[NSET], e[NENGINE];
+    rlsc_list_elements(set, "set", set_names, NSET, s);
+    rlsc_list_elements(engine, "engine", engine_names, NENGINE, e);
+    int ntot, r, rg, nt;
+    rlsc_check_double_matrix(s[SET_BASIS], "basis", &ntot, &r);
+    rlsc_check_double_vector(e[ENGINE_VALUES], "values", r);
+    rlsc_check_double_matrix(e[ENGINE_G], "g", &rg, &nt);
     if (rg != r) error("'g' must have %d rows, not %d", r, rg);
-    rlsc_check_double_vector(q, "q", ntot);
+    if (nt < 1) error("'g' must have at least one column");
+    rlsc_check_double_vector(s[SET_Q], "q", ntot);
+    SEXP r0 = s[SET_R0], yorigin = s[SET_YORIGIN], perp = s[SET_PERP], products = s[SET_PRODUCTS];
+    int nr, nc;
     if (!isNull(r0)) {
-        rlsc_check_double_matrix(r0, "r0", &nr0, &nt0);
-        if (nr0 != ntot || nt0 != nt) error("'r0' must be %d x %d, not %d x %d", ntot, nt, nr0, nt0);
+        rlsc_check_double_matrix(r0, "r0", &nr, &nc);
+        if (nr != ntot || nc != nt) error("'r0' must be %d x %d, not %d x %d", ntot, nt, nr, nc);
     }
-    rlsc_check_double_matrix(y, "y", &ny, &nty);
-    if (ny != ntot || nty != nt) error("'y' must be %d x %d, not %d x %d", ntot, nt, ny, nty);
-    rlsc_check_double_vector(w, "w", ntot);
-    rlsc_check_double_vector(omega, "omega", ntot);
-    if (!isInteger(rows)) error("'rows' must be an integer vector");
-    n = LENGTH(rows);
-    const int *prow = INTEGER(rows);
-    for (int i = 0; i < n; i++)
-        if (prow[i] < 1 || prow[i] > ntot) error("'rows' must be in 1..%d", ntot);
-    rlsc_check_double_vector(lambda, "lambda", -1);
-    int comp = rlsc_check_flag(complement, "complement");
-    int cls = rlsc_check_flag(classify, "classify");
-    int kp = rlsc_check_flag(keep, "keep");
-    int cols = rlsc_check_flag(columns, "columns");
-    int nth = rlsc_thread_count(threads);
+    rlsc_check_double_matrix(s[SET_Y], "y", &nr, &nc);
+    if (nr != ntot || nc != nt) error("'y' must be %d x %d, not %d x %d", ntot, nt, nr, nc);
+    rlsc_check_double_vector(s[SET_W], "w", ntot);
+    rlsc_check_double_vector(s[SET_OMEGA], "omega", ntot);
+    job->n = rlsc_check_rows(s[SET_ROWS], ntot);
     if (!isNull(perp)) {
         rlsc_check_double_vector(perp, "perp", ntot);
-        if (kp || cls) error("'perp' needs 'keep' and 'classify' FALSE");
+        if (job->kp || job->cls) error("'perp' needs 'keep' and 'classify' FALSE");
     }
-    rlsc_check_double_vector(unit, "unit", 1);
-    if (!(REAL(unit)[0] > 0.0) || !R_FINITE(REAL(unit)[0])) error("'unit' must be positive and finite");
     if (!isNull(yorigin)) {
-        int no, nto;
-        rlsc_check_double_matrix(yorigin, "yorigin", &no, &nto);
-        if (no != 2 || nto != nt) error("'yorigin' must be 2 x %d, not %d x %d", nt, no, nto);
+        rlsc_check_double_matrix(yorigin, "yorigin", &nr, &nc);
+        if (nr != 2 || nc != nt) error("'yorigin' must be 2 x %d, not %d x %d", nt, nr, nc);
     } else if (isNull(r0)) {
         error("'r0' and 'yorigin' must not both be NULL");
     }
-    if (nt < 1) error("'g' must have at least one column");
-    if (XLENGTH(lambda) > INT_MAX / 2) error("'lambda' is too long");
-    int nl = LENGTH(lambda);
+    int nl = job->nl;
     if (!isNull(products)) {
         if (!isReal(products) || XLENGTH(products) != (R_xlen_t) ntot * nt * nl)
             error("'products' must be a double array of %d x %d x %d", ntot, nt, nl);
-        if (r != 0 || comp) error("'products' needs a 'basis' of no columns and the direct form");
+        if (r != 0 || job->comp) error("'products' needs a 'basis' of no columns and the direct form");
     }
     if ((double) nl * nt > INT_MAX / 2 || (double) r * nl * nt > R_XLEN_T_MAX)
         error("'lambda' and 'g' have too many values together");
+    job->ntot = ntot;
+    job->r = r;
+    job->nt = nt;
+    job->prow = INTEGER(s[SET_ROWS]);
+    job->pv = REAL(e[ENGINE_VALUES]);
+    job->pg = REAL(e[ENGINE_G]);
+    job->pb = REAL(s[SET_BASIS]);
+    job->pq = REAL(s[SET_Q]);
+    job->py = REAL(s[SET_Y]);
+    job->pw = REAL(s[SET_W]);
+    job->pom = REAL(s[SET_OMEGA]);
+    job->pr0 = isNull(r0) ? NULL : REAL(r0);
+    job->yo = isNull(r0) ? REAL(yorigin) : NULL;
+    job->perp = isNull(perp) ? NULL : REAL(perp);
+    job->prod = isNull(products) ? NULL : REAL(products);
+}
 
-    const double *pv = REAL(values), *pl = REAL(lambda);
-
-    SEXP held = PROTECT(rlsc_scratch_new());
-    int nprot = 1;
-    /* the filters phi_k(lambda_l) (r x L) */
-    double *filt = (double *) rlsc_scratch(held, (size_t) r * nl + 1, sizeof(double));
-    for (int l = 0; l < nl; l++)
+/* The filters phi_k(lambda_l) (r x L). */
+static void path_filters(const path_job *job, double *filt)
+{
+    int r = job->r;
+    for (int l = 0; l < job->nl; l++)
         for (int k = 0; k < r; k++) {
-            double den = pv[k] + pl[l];
-            filt[k + (size_t) r * l] = den > 0.0 ? (comp ? pl[l] : 1.0) / den : 0.0;
+            double den = job->pv[k] + job->pl[l];
+            filt[k + (size_t) r * l] = den > 0.0 ? (job->comp ? job->pl[l] : 1.0) / den : 0.0;
         }
+}
 
-    SEXP omh = R_NilValue, fitted = R_NilValue, loo = R_NilValue;
-    if (kp) {
-        omh = PROTECT(allocMatrix(REALSXP, n, nl));
-        fitted = PROTECT(alloc3DArray(REALSXP, n, nt, nl));
-        loo = PROTECT(alloc3DArray(REALSXP, n, nt, nl));
-        nprot += 3;
-    }
-    int nstat = NLOSS + nt;
-    SEXP acc_w = PROTECT(allocMatrix(REALSXP, nl, nstat));
-    SEXP acc_mean = PROTECT(allocMatrix(REALSXP, nl, nstat));
-    SEXP acc_m2 = PROTECT(allocMatrix(REALSXP, nl, nstat));
-    SEXP n_na = PROTECT(allocVector(REALSXP, nl));
-    nprot += 4;
-    double *aw = REAL(acc_w), *am = REAL(acc_mean), *a2 = REAL(acc_m2), *pna = REAL(n_na);
-    memset(aw, 0, sizeof(double) * (size_t) nl * nstat);
-    memset(am, 0, sizeof(double) * (size_t) nl * nstat);
-    memset(a2, 0, sizeof(double) * (size_t) nl * nstat);
-    memset(pna, 0, sizeof(double) * (size_t) nl);
-
-    /* the sizes of the pieces, from the sizes of the problem only: blocks of
-       MAX_BLOCK_ROWS rows (fewer when the rows' coordinates would pass about
-       8 MiB), blocks of columns and chunks of lambdas whose products and
-       filters fill PRODUCT_DOUBLES.  When that gives fewer than MIN_PIECES
-       pieces, the columns go in more blocks first (down to MIN_BLOCK_COLS
-       columns: the products keep their rows, which the BLAS's packing of
-       the filtered factor needs), then the rows (an eighth of them, at least
-       64), so that a few hundred rows still give every thread pieces */
-    int nb_max = MAX_BLOCK_ROWS, tb_max = 0, lc = 1;
+/* The sizes of the pieces, from the sizes of the problem only: blocks of
+   MAX_BLOCK_ROWS rows (fewer when the rows' coordinates would pass about
+   8 MiB), blocks of columns and chunks of lambdas whose products and filters
+   fill PRODUCT_DOUBLES.  When that gives fewer than MIN_PIECES pieces, the
+   columns go in more blocks first (down to MIN_BLOCK_COLS columns: the
+   products keep their rows, which the BLAS's packing of the filtered factor
+   needs), then the rows (an eighth of them, at least 64), so that a few
+   hundred rows still give every thread pieces. */
+static void piece_sizes(path_job *job)
+{
+    int n = job->n, r = job->r, nt = job->nt, nl = job->nl;
+    int nb_max = MAX_BLOCK_ROWS, tb_max, lc;
     if ((double) nb_max * r > (1 << 20)) nb_max = (1 << 20) / (r > 0 ? r : 1);
     if (nb_max < 16) nb_max = 16;
     if (nb_max > n) nb_max = n > 0 ? n : 1;
@@ -624,122 +718,211 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
     lc = (int) (PRODUCT_DOUBLES / (((double) nb_max + r) * tb_max));
     if (lc < 1) lc = 1;
     if (lc > nl) lc = nl > 0 ? nl : 1;
-    path_job job = {ntot, n, r, nt, nl, comp, cls, kp, cols, nb_max, tb_max, lc, 0, 0, prow,
-                    REAL(basis), REAL(q), isNull(r0) ? NULL : REAL(r0), REAL(y), REAL(w),
-                    REAL(omega), filt, REAL(g), isNull(perp) ? NULL : REAL(perp),
-                    isNull(r0) ? REAL(yorigin) : NULL, isNull(products) ? NULL : REAL(products),
-                    1.0 / REAL(unit)[0],
-                    kp ? REAL(omh) : NULL, kp ? REAL(fitted) : NULL, kp ? REAL(loo) : NULL};
-    int nrb = n > 0 && nl > 0 ? (n + nb_max - 1) / nb_max : 0, ncb = (nt + tb_max - 1) / tb_max;
-    job.nrb = nrb;
-    job.ncb = ncb;
+    job->nb_max = nb_max;
+    job->tb_max = tb_max;
+    job->lc = lc;
+    job->nrb = n > 0 && nl > 0 ? (n + nb_max - 1) / nb_max : 0;
+    job->ncb = (nt + tb_max - 1) / tb_max;
+}
 
-    /* rounds of row blocks (all their column blocks).  With one column block
-       each piece summarizes its rows itself, keeping only (w, mean, m2)
-       per lambda and loss: rounds of about 2e8 operations per thread (few
-       parallel regions, each answering interrupts after it).  With several,
-       a round keeps every piece's partial sums per row until the merge:
-       rounds of two to four pieces per thread. */
-    int single = ncb == 1;
-    double piece_flops = 2.0 * nb_max * (double) r * nl * (tb_max + 1) + 12.0 * nb_max * nl * tb_max;
-    int per_round;
-    if (single) {
-        double want = 2e8 * nth / piece_flops;
+/* Row blocks per round (all their column blocks).  With one column block
+   each piece summarizes its rows itself, keeping only (w, mean, m2) per
+   lambda and loss: rounds of about 2e8 operations per thread (few parallel
+   regions, each answering interrupts after it).  With several, a round
+   keeps every piece's partial sums per row until the merge: rounds of two
+   to four pieces per thread. */
+static int round_blocks(const path_job *job, int nth)
+{
+    int ncb = job->ncb, nrb = job->nrb, per_round;
+    if (ncb == 1) {
+        double want = 2e8 * nth / job->piece_flops;
         per_round = want < 2 * nth ? 2 * nth : want > 256 ? 256 : (int) want;
     } else {
         per_round = (2 * nth + ncb - 1) / ncb;
-        int most = (4 * nth) / ncb, cheap = (int) (4e8 * nth / (piece_flops * ncb));
+        int most = (4 * nth) / ncb, cheap = (int) (4e8 * nth / (job->piece_flops * ncb));
         if (per_round < (cheap < most ? cheap : most)) per_round = cheap < most ? cheap : most;
     }
     if (per_round < 1) per_round = 1;
     if (per_round > nrb) per_round = nrb > 0 ? nrb : 1;
-    int npieces = per_round * ncb;
+    return per_round;
+}
 
-    /* scratch: per thread; the pieces' outputs of a round: their columns'
-       summaries and (several column blocks) their rows' partial sums, which
-       with one column block stay in the thread's scratch */
-    size_t sd = piece_doubles(&job), snl = nl, snb = nb_max;
-    size_t ssum = NLOSS * snb + snb + snb / 2 + 2;
-    size_t row_part = 3 * snb * snl + (cls ? 2 * snb * snl : 0) + 2 * snb * snl + snl;
-    size_t col_part = 3 * snl * tb_max;
+/* A round's buffers: per thread the pieces' scratch and the rows' losses;
+   the pieces' outputs: their columns' summaries and (several column blocks)
+   their rows' partial sums, which with one column block stay in the
+   thread's; and the row blocks' summaries (sums, per_block each). */
+typedef struct {
+    int per_round, nth;
+    size_t sd, ssum, col_part, per_block;
+    double *scratch, *sscratch, *cbuf, *sums;
+    piece_out *outs;
+} path_round;
+
+static void round_buffers(const path_job *job, int nth, SEXP held, path_round *rd)
+{
+    int single = job->ncb == 1, per_round = round_blocks(job, nth), npieces = per_round * job->ncb;
+    size_t snl = job->nl, snb = job->nb_max;
+    size_t row_part = 3 * snb * snl + (job->cls ? 2 * snb * snl : 0) + 2 * snb * snl + snl;
     int nrow_parts = single ? nth : npieces;
-    double *scratch = (double *) rlsc_scratch(held, sd * nth, sizeof(double));
-    double *sscratch = (double *) rlsc_scratch(held, ssum * nth, sizeof(double));
+    rd->per_round = per_round;
+    rd->nth = nth;
+    rd->sd = piece_doubles(job);
+    rd->ssum = NLOSS * snb + snb + snb / 2 + 2;
+    rd->col_part = 3 * snl * job->tb_max;
+    rd->per_block = 3 * snl * NLOSS + snl;
+    rd->scratch = (double *) rlsc_scratch(held, rd->sd * nth, sizeof(double));
+    rd->sscratch = (double *) rlsc_scratch(held, rd->ssum * nth, sizeof(double));
     double *rbuf = (double *) rlsc_scratch(held, row_part * nrow_parts + 1, sizeof(double));
-    double *cbuf = (double *) rlsc_scratch(held, col_part * npieces + 1, sizeof(double));
-    piece_out *outs = (piece_out *) rlsc_scratch(held, nrow_parts, sizeof(piece_out));
+    rd->cbuf = (double *) rlsc_scratch(held, rd->col_part * npieces + 1, sizeof(double));
+    rd->outs = (piece_out *) rlsc_scratch(held, nrow_parts, sizeof(piece_out));
     for (int p = 0; p < nrow_parts; p++) {
         double *at = rbuf + row_part * p;
-        outs[p].rowsum = at;
+        piece_out *o = rd->outs + p;
+        o->rowsum = at;
         at += 3 * snb * snl;
-        outs[p].best = cls ? at : NULL;
-        outs[p].best_t = cls ? at + snb * snl : NULL;
-        at += cls ? 2 * snb * snl : 0;
-        outs[p].den = at;
-        outs[p].okw = at + snb * snl;
-        outs[p].nbad = at + 2 * snb * snl;
-        outs[p].colsum = cbuf + col_part * p;
+        o->best = job->cls ? at : NULL;
+        o->best_t = job->cls ? at + snb * snl : NULL;
+        at += job->cls ? 2 * snb * snl : 0;
+        o->den = at;
+        o->okw = at + snb * snl;
+        o->nbad = at + 2 * snb * snl;
+        o->colsum = rd->cbuf + rd->col_part * p;
     }
-    size_t per_block = 3 * snl * NLOSS + snl;
-    double *sums = (double *) rlsc_scratch(held, per_block * per_round + 1, sizeof(double));
+    rd->sums = (double *) rlsc_scratch(held, rd->per_block * per_round + 1, sizeof(double));
+}
 
-    for (int b0 = 0; b0 < nrb; b0 += per_round) {
-        int b1 = b0 + per_round < nrb ? b0 + per_round : nrb, np = (b1 - b0) * ncb;
-        int par = rlsc_parallel(nth, np, piece_flops * np);
-        if (single) {
-            RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
-            for (int p = 0; p < np; p++) {
-                int id = rlsc_thread_id();
-                piece_out o = outs[id];
-                double *sum = sums + per_block * p;
-                o.colsum = cbuf + col_part * p;
-                path_piece(&job, b0 + p, 0, scratch + sd * id, &o);
-                row_block_summary(&job, b0 + p, &o, sscratch + ssum * id, sum, sum + 3 * snl * NLOSS);
-            }
-        } else {
-            RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
-            for (int p = 0; p < np; p++)
-                path_piece(&job, b0 + p / ncb, p % ncb, scratch + sd * rlsc_thread_id(), outs + p);
-            par = rlsc_parallel(nth, b1 - b0, 20.0 * nb_max * nl * ncb * (b1 - b0));
-            RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
-            for (int bb = b0; bb < b1; bb++) {
-                double *sum = sums + per_block * (bb - b0);
-                row_block_summary(&job, bb, outs + (size_t) (bb - b0) * ncb,
-                                  sscratch + ssum * rlsc_thread_id(), sum, sum + 3 * snl * NLOSS);
-            }
+/* The pieces of row blocks b0 .. b1 - 1, each row block summarized into
+   its sums. */
+static void run_round(const path_job *job, const path_round *rd, int b0, int b1)
+{
+    int nth = rd->nth, ncb = job->ncb, np = (b1 - b0) * ncb;
+    size_t snl = job->nl;
+    int par = rlsc_parallel(nth, np, job->piece_flops * np);
+    if (ncb == 1) {
+        RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
+        for (int p = 0; p < np; p++) {
+            int id = rlsc_thread_id();
+            piece_out o = rd->outs[id];
+            double *sum = rd->sums + rd->per_block * p;
+            o.colsum = rd->cbuf + rd->col_part * p;
+            path_piece(job, b0 + p, 0, rd->scratch + rd->sd * id, &o);
+            row_block_summary(job, b0 + p, &o, rd->sscratch + rd->ssum * id, sum, sum + 3 * snl * NLOSS);
         }
-        /* the merge, in the order of the row blocks */
-        for (int bb = b0; bb < b1; bb++) {
-            const double *sum = sums + per_block * (bb - b0);
-            for (size_t at = 0; at < snl * NLOSS; at++)
-                merge_summary(sum + 3 * at, aw + at, am + at, a2 + at);
-            for (int l = 0; l < nl; l++) pna[l] += sum[3 * snl * NLOSS + l];
-            if (nt == 1 || !cols) continue;
-            for (int c = 0; c < ncb; c++) {
-                const double *cs = cbuf + col_part * ((size_t) (bb - b0) * ncb + c);
-                int t0 = c * tb_max, tb = nt - t0 < tb_max ? nt - t0 : tb_max;
-                for (int tt = 0; tt < tb; tt++)
-                    for (int l = 0; l < nl; l++) {
-                        size_t at = l + snl * (NLOSS + t0 + tt);
-                        merge_summary(cs + 3 * (l + snl * tt), aw + at, am + at, a2 + at);
-                    }
-            }
+        return;
+    }
+    RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
+    for (int p = 0; p < np; p++)
+        path_piece(job, b0 + p / ncb, p % ncb, rd->scratch + rd->sd * rlsc_thread_id(), rd->outs + p);
+    par = rlsc_parallel(nth, b1 - b0, 20.0 * job->nb_max * job->nl * ncb * (b1 - b0));
+    RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
+    for (int bb = b0; bb < b1; bb++) {
+        double *sum = rd->sums + rd->per_block * (bb - b0);
+        row_block_summary(job, bb, rd->outs + (size_t) (bb - b0) * ncb,
+                          rd->sscratch + rd->ssum * rlsc_thread_id(), sum, sum + 3 * snl * NLOSS);
+    }
+}
+
+/* The accumulated criteria: (w, mean, m2) per lambda of each loss and then
+   each column (L x (NLOSS + T) each), and the undefined LOO values per
+   lambda. */
+typedef struct {
+    double *w, *mean, *m2, *n_na;
+} path_acc;
+
+/* The round's summaries merged into the accumulators, in the order of the
+   row blocks (and within one, of the column blocks). */
+static void merge_round(const path_job *job, const path_round *rd, int b0, int b1, path_acc *acc)
+{
+    int nl = job->nl, nt = job->nt, ncb = job->ncb, tb_max = job->tb_max;
+    size_t snl = nl;
+    for (int bb = b0; bb < b1; bb++) {
+        const double *sum = rd->sums + rd->per_block * (bb - b0);
+        for (size_t at = 0; at < snl * NLOSS; at++)
+            merge_summary(sum + 3 * at, acc->w + at, acc->mean + at, acc->m2 + at);
+        for (int l = 0; l < nl; l++) acc->n_na[l] += sum[3 * snl * NLOSS + l];
+        if (nt == 1 || !job->cols) continue;
+        for (int c = 0; c < ncb; c++) {
+            const double *cs = rd->cbuf + rd->col_part * ((size_t) (bb - b0) * ncb + c);
+            int t0 = c * tb_max, tb = nt - t0 < tb_max ? nt - t0 : tb_max;
+            for (int tt = 0; tt < tb; tt++)
+                for (int l = 0; l < nl; l++) {
+                    size_t at = l + snl * (NLOSS + t0 + tt);
+                    merge_summary(cs + 3 * (l + snl * tt), acc->w + at, acc->mean + at, acc->m2 + at);
+                }
         }
+    }
+}
+
+/* The columns' criteria after the merge: with one column its squared error
+   is the average over the columns; without `columns` not computed (NA). */
+static void finish_columns(const path_job *job, path_acc *acc)
+{
+    size_t snl = job->nl, nstat = NLOSS + job->nt;
+    double *a[] = {acc->w, acc->mean, acc->m2};
+    for (int k = 0; k < 3; k++) {
+        if (job->nt == 1)
+            memcpy(a[k] + snl * NLOSS, a[k] + snl * LOSS_SQ, sizeof(double) * snl);
+        else if (!job->cols)
+            for (size_t at = snl * NLOSS; at < snl * nstat; at++) a[k][at] = NA_REAL;
+    }
+}
+
+/* The result list(w, mean, m2, n_na, omh, fitted, loo), the accumulators
+   zeroed and (with `keep`) the kept outputs' arrays, which the pieces
+   fill. */
+static SEXP path_result(path_job *job, path_acc *acc)
+{
+    const char *names[] = {"w", "mean", "m2", "n_na", "omh", "fitted", "loo", ""};
+    SEXP out = PROTECT(mkNamed(VECSXP, names));
+    int n = job->n, nl = job->nl, nt = job->nt, nstat = NLOSS + nt;
+    if (job->kp) {
+        SET_VECTOR_ELT(out, 4, allocMatrix(REALSXP, n, nl));
+        SET_VECTOR_ELT(out, 5, alloc3DArray(REALSXP, n, nt, nl));
+        SET_VECTOR_ELT(out, 6, alloc3DArray(REALSXP, n, nt, nl));
+        job->omh = REAL(VECTOR_ELT(out, 4));
+        job->fitted = REAL(VECTOR_ELT(out, 5));
+        job->loo = REAL(VECTOR_ELT(out, 6));
+    } else {
+        job->omh = job->fitted = job->loo = NULL;
+    }
+    for (int k = 0; k < 3; k++) SET_VECTOR_ELT(out, k, allocMatrix(REALSXP, nl, nstat));
+    SET_VECTOR_ELT(out, 3, allocVector(REALSXP, nl));
+    double **a[] = {&acc->w, &acc->mean, &acc->m2, &acc->n_na};
+    for (int k = 0; k < 4; k++) {
+        SEXP v = VECTOR_ELT(out, k);
+        *a[k] = REAL(v);
+        memset(*a[k], 0, sizeof(double) * XLENGTH(v));
+    }
+    UNPROTECT(1);
+    return out;
+}
+
+SEXP rlsc_loo_path(SEXP set, SEXP engine, SEXP path, SEXP threads)
+{
+    path_job job;
+    read_options(path, &job);
+    read_data(set, engine, &job);
+    int nth = rlsc_thread_count(threads);
+
+    SEXP held = PROTECT(rlsc_scratch_new());
+    double *filt = (double *) rlsc_scratch(held, (size_t) job.r * job.nl + 1, sizeof(double));
+    path_filters(&job, filt);
+    job.filt = filt;
+    path_acc acc;
+    SEXP out = PROTECT(path_result(&job, &acc));
+    piece_sizes(&job);
+    job.piece_flops = 2.0 * job.nb_max * (double) job.r * job.nl * (job.tb_max + 1) +
+        12.0 * job.nb_max * job.nl * job.tb_max;
+    path_round rd;
+    round_buffers(&job, nth, held, &rd);
+    for (int b0 = 0; b0 < job.nrb; b0 += rd.per_round) {
+        int b1 = b0 + rd.per_round < job.nrb ? b0 + rd.per_round : job.nrb;
+        run_round(&job, &rd, b0, b1);
+        merge_round(&job, &rd, b0, b1, &acc);
         R_CheckUserInterrupt();
     }
     rlsc_scratch_free(held);
-    if (nt == 1) {   /* the one column's squared error is the average over the columns */
-        memcpy(aw + snl * NLOSS, aw + snl * LOSS_SQ, sizeof(double) * snl);
-        memcpy(am + snl * NLOSS, am + snl * LOSS_SQ, sizeof(double) * snl);
-        memcpy(a2 + snl * NLOSS, a2 + snl * LOSS_SQ, sizeof(double) * snl);
-    } else if (!cols) {   /* not computed */
-        for (size_t at = snl * NLOSS; at < snl * nstat; at++) aw[at] = am[at] = a2[at] = NA_REAL;
-    }
-
-    const char *names[] = {"w", "mean", "m2", "n_na", "omh", "fitted", "loo", ""};
-    SEXP out = PROTECT(mkNamed(VECSXP, names));
-    SEXP vals[] = {acc_w, acc_mean, acc_m2, n_na, omh, fitted, loo};
-    for (int k = 0; k < 7; k++) SET_VECTOR_ELT(out, k, vals[k]);
-    UNPROTECT(nprot + 1);
+    finish_columns(&job, &acc);
+    UNPROTECT(2);
     return out;
 }

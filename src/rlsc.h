@@ -25,11 +25,10 @@ void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors, int
 SEXP rlsc_project(SEXP x, SEXP shift, SEXP center, SEXP v, SEXP rows, SEXP threads);
 /* project.c: a' b in column pieces by the threads */
 SEXP rlsc_crossprod(SEXP a, SEXP b, SEXP threads);
-/* path.c: step 3, leverages, fits, exact LOO outputs and criteria for a lambda grid */
-SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEXP w,
-                   SEXP omega, SEXP rows, SEXP lambda, SEXP complement, SEXP classify,
-                   SEXP keep, SEXP threads, SEXP perp, SEXP unit, SEXP yorigin, SEXP columns,
-                   SEXP products);
+/* path.c: step 3, leverages, fits, exact LOO outputs and criteria for a lambda
+   grid; its arguments in three named lists (the rows, the engine, the path's
+   settings) */
+SEXP rlsc_loo_path(SEXP set, SEXP engine, SEXP path, SEXP threads);
 /* auc.c: the exact leave-pair-out AUC of pairs of rows over a grid of lambda */
 SEXP rlsc_lpo_auc(SEXP p, SEXP z, SEXP values, SEXP lambda, SEXP a, SEXP e, SEXP y, SEXP w,
                   SEXP pi, SEXP pj, SEXP enumerate, SEXP tie, SEXP threads);
@@ -65,11 +64,13 @@ void *rlsc_scratch(SEXP holder, size_t count, size_t size);
 void rlsc_scratch_free(SEXP holder);
 
 /* util.c: argument checks that raise R errors instead of crashing (`rows`:
-   1-based row numbers), row-block sizes, and the mirror of a triangle */
+   1-based row numbers; a list's elements by name), row-block sizes, and the
+   mirror of a triangle */
 void rlsc_check_double_matrix(SEXP x, const char *name, int *nrow, int *ncol);
 void rlsc_check_double_vector(SEXP x, const char *name, R_xlen_t len);
 int rlsc_check_flag(SEXP x, const char *name);
 int rlsc_check_rows(SEXP rows, int nrow);
+void rlsc_list_elements(SEXP list, const char *what, const char **names, int count, SEXP *out);
 void rlsc_mirror_upper(double *a, int n);
 
 /* threads.c: the parallel loops (their pieces never depend on the number of

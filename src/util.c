@@ -40,6 +40,23 @@ int rlsc_check_rows(SEXP rows, int nrow)
     return len;
 }
 
+/* The elements of a named list by name, out[k] the one named names[k]: the
+   list must have these `count` names and no others, in any order (so a
+   misspelt or missing element is an error, not a NULL). */
+void rlsc_list_elements(SEXP list, const char *what, const char **names, int count, SEXP *out)
+{
+    if (TYPEOF(list) != VECSXP) error("'%s' must be a list", what);
+    SEXP nm = getAttrib(list, R_NamesSymbol);
+    if (XLENGTH(list) != count || TYPEOF(nm) != STRSXP)
+        error("'%s' must be a list of %d named elements", what, count);
+    for (int k = 0; k < count; k++) {
+        out[k] = NULL;
+        for (int j = 0; j < count && !out[k]; j++)
+            if (!strcmp(CHAR(STRING_ELT(nm, j)), names[k])) out[k] = VECTOR_ELT(list, j);
+        if (!out[k]) error("'%s' has no element '%s'", what, names[k]);
+    }
+}
+
 int rlsc_check_flag(SEXP x, const char *name)
 {
     if (!isLogical(x) || LENGTH(x) != 1 || LOGICAL(x)[0] == NA_LOGICAL)

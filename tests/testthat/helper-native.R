@@ -130,6 +130,26 @@ native_valid_args <- function(name) {
     rlsc_blas_set_threads = list(sample(1:2, 1L)))
 }
 
+# rlsc_loo_path()'s arguments, its three named lists and the threads, from
+# the 19 of its elements in the order of `loo_path_elements` (one list of
+# them, as the fuzzer and the table of bad arguments draw them).
+loo_path_elements <- c("basis", "values", "g", "q", "r0", "y", "w", "omega", "rows", "lambda", "complement",
+                       "classify", "keep", "threads", "perp", "unit", "yorigin", "columns", "products")
+loo_path_call_args <- function(args) {
+  a <- stats::setNames(args, loo_path_elements)
+  list(a[c("basis", "q", "r0", "y", "w", "omega", "rows", "perp", "yorigin", "products")],
+       a[c("values", "g")], a[c("lambda", "complement", "classify", "keep", "unit", "columns")], a$threads)
+}
+
+# c_loo_path() from its elements by name (the tests that call the path
+# directly, with the old adapter's defaults).
+loo_path <- function(basis, values, g, q, r0, y, w, omega, rows, lambda, complement, classify, keep,
+                     perp = NULL, unit = 1, yorigin = NULL, columns = TRUE, products = NULL) {
+  a <- loo_path_call_args(list(basis, values, g, q, r0, y, w, omega, rows, lambda, complement, classify,
+                               keep, NULL, perp, unit, yorigin, columns, products))
+  rlsc:::c_loo_path(a[[1]], a[[2]], a[[3]])
+}
+
 # Call `seed`: an entry point, its arguments (in a third of the calls one or
 # two of them replaced by a wrong one; now and then one too many), and the
 # outcome: "value", or "error" with R's message.  Anything else never comes
@@ -143,6 +163,14 @@ native_fuzz_call <- function(seed) {
     mutated[sample.int(length(args), min(length(args), sample.int(2L, 1L)))] <- TRUE
   }
   for (i in which(mutated)) args[i] <- list(native_wrong())
+  if (name == "rlsc_loo_path") {   # its named lists, now and then one of them wrong
+    args <- loo_path_call_args(args)
+    if (runif(1) < 0.05) {
+      k <- sample.int(3L, 1L)
+      args[k] <- list(switch(sample.int(3L, 1L), native_wrong(), args[[k]][-1L], c(args[[k]], list(x = 1))))
+      mutated[1L] <- TRUE
+    }
+  }
   fun <- get(paste0("C_", name), envir = asNamespace("rlsc"))
   if (runif(1) < 0.02) args <- c(args, list(1))   # one argument too many
   result <- tryCatch(list(outcome = "value", value = do.call(".Call", c(list(fun), args))),

@@ -27,9 +27,13 @@ test_that("a read() that fails, or returns the wrong shape, type or columns, nam
   expect_error(rlsc(make(function(o) { o$y[4] <- Inf; o })),
                "chunk 2 \\('2'\\): `y` must not contain NA, NaN or Inf values")
   expect_error(rlsc(make(function(o) { o$weights <- c(-1, rep(1, 9)); o })),
-               "chunk 2 \\('2'\\): `weights` must be finite and non-negative")
+               "chunk 2 \\('2'\\): `weights` must be non-negative")
   expect_error(rlsc(make(function(o) { o$weights <- 1:3; o })),
-               "chunk 2 \\('2'\\): `weights` must be 10 numbers, not integer vector")
+               "chunk 2 \\('2'\\): `weights` must have length 10 \\(the number of the chunk's rows\\), not 3$")
+  expect_error(rlsc(make(function(o) { o$weights <- matrix(1, 10, 1); o })),
+               "chunk 2 \\('2'\\): `weights` must be a numeric vector, not double matrix$")
+  expect_error(rlsc(make(function(o) { o$weights <- c(1, NaN, rep(1, 8)); o })),
+               "chunk 2 \\('2'\\): `weights` must not contain NA, NaN or Inf values$")
   expect_error(rlsc(chunk_source(1:2, function(i) iris)),
                "the chunks are data frames: fit them with a formula")
   expect_error(rlsc(chunk_source(1:2, function(i) 1:3)),
@@ -70,9 +74,35 @@ test_that("data that change between the passes, empty sources and zero weights a
   empty <- chunk_source(1:2, function(i) list(x = d$x[0, ], y = numeric()))
   expect_error(rlsc(empty), "the chunks must hold at least 2 rows, not 0")
   zero <- chunk_source(1:2, function(i) list(x = d$x[1:5, ], y = d$y[1:5], weights = rep(0, 5)))
-  expect_error(rlsc(zero), "the weights must be positive for at least 2 observations, not 0")
+  expect_error(rlsc(zero), "^`weights` must be positive for at least 2 observations, not 0$")
   wide <- chunk_source(1:2, function(i) list(x = d$x[i, , drop = FALSE], y = d$y[i]))
   expect_error(rlsc(wide), "fewer observations of positive weight \\(2\\) than columns \\(3\\)")
+})
+
+test_that("one observation holding all but 1e-6 of the weight is the same error in chunks as in memory", {
+  d <- make_data(20, 3, seed = 214)
+  w <- rep(1, 20)
+  w[13] <- 1e20
+  msg <- paste0("^`weights` must leave more than 1e-6 of their total to the other observations when there ",
+                "is an intercept, not %s: %s has the rest, so its leverage is 1 and its ",
+                "leave-one-out value undefined at every `lambda`$")
+  expect_error(rlsc(d$x, d$y, weights = w), sprintf(msg, "1.9e-19", "observation 13"))
+  # (the chunks' total and largest weight: the rest cancels)
+  src <- chunk_matrix(d$x, d$y, weights = w, chunk_rows = 10)
+  in_chunks <- sprintf(msg, "0 \\(to rounding\\)", "an observation of weight 1e\\+20")
+  expect_error(rlsc(src), in_chunks)
+  expect_error(rlsc(src, cv = 4), in_chunks)
+  w[13] <- 2e7   # near the threshold too: a share of 9.5e-7 left
+  expect_error(rlsc(chunk_matrix(d$x, d$y, weights = w, chunk_rows = 10), lambda = 1),
+               sprintf(msg, "9.5e-07", "an observation of weight 2e\\+07"))
+  expect_error(rlsc(d$x, d$y, weights = w, lambda = 1), sprintf(msg, "9.5e-07", "observation 13"))
+  # a share up to 1 - 1e-5 fits in chunks as in memory
+  w[13] <- 19e5
+  lambda <- c(100, 10)
+  expect_warning(chunked <- rlsc(chunk_matrix(d$x, d$y, weights = w, chunk_rows = 10), lambda = lambda),
+                 "smallest value of the `lambda` grid")
+  expect_warning(memory <- rlsc(d$x, d$y, weights = w, lambda = lambda), "smallest value of the `lambda` grid")
+  expect_equal(chunked$path$mse, memory$path$mse, tolerance = 1e-9)
 })
 
 test_that("what chunk sources cannot do is an error that says why", {
@@ -128,7 +158,11 @@ test_that("options a chunk source cannot take, bad folds and classes from read()
   folds <- chunk_source(1:3, function(i) list(x = d$x[rows(i), ], y = d$y[rows(i)], foldid = rep(c(1, 3), 5)))
   expect_error(rlsc(folds, cv = 2), "^chunk 1 \\('1'\\): `foldid` must hold one fold number from 1 to 2 per row$")
   one_class <- chunk_source(1:2, function(i) list(x = d$x[rows(i), ], y = factor(rep("a", 10))))
-  expect_error(rlsc(one_class), "^the response must have at least 2 classes for classification, not 1$")
+  expect_error(rlsc(one_class), "^`y` must have at least 2 classes for classification, not 1$")
+  # as in memory: empty classes dropped with a warning, in chunks of a formula too
+  one_seen <- chunk_source(1:2, function(i) data.frame(x = d$x[rows(i), 1], y = factor(rep("a", 10), c("a", "b"))))
+  expect_error(expect_warning(rlsc(y ~ x, data = one_seen), "^dropping empty level\\(s\\) of the response `y`: 'b'$"),
+               "^the response `y` must have at least 2 classes for classification, not 1$")
   mixed <- chunk_source(1:2, function(i) {
     y <- d$y[rows(i)] > 0
     list(x = d$x[rows(i), ], y = if (i == 1) factor(y) else as.numeric(y))

@@ -94,8 +94,8 @@ entry_points <- list(
       list(rep(1, 4), "'y' must be a matrix"),
       list(rep(1, 5), "'w' must have length 4"), list(rep(1L, 4), "'w' must be a double vector"),
       list(rep(1, 3), "'omega' must have length 4"), list(NULL, "'omega' must be a double vector"),
-      list(c(1, 5), "'rows' must be an integer vector"), list(c(1L, 5L), "'rows' must be in 1..4"),
-      list(0L, "'rows' must be in 1..4"),
+      list(c(1, 5), "'rows' must be an integer vector"), list(c(1L, 5L), "'rows' must hold row numbers from 1 to 4"),
+      list(0L, "'rows' must hold row numbers from 1 to 4"), list(NA_integer_, "'rows' must hold row numbers"),
       list("a", "'lambda' must be a double vector"), list(1L, "'lambda' must be a double vector"),
       list(1, "'complement' must be TRUE or FALSE"), list(NA, "'classify' must be TRUE or FALSE"),
       list(NULL, "'keep' must be TRUE or FALSE"), list(c(TRUE, TRUE), "'keep' must be TRUE or FALSE"),
@@ -114,8 +114,10 @@ entry_points <- list(
       list(rep(1, 3), "'products' must be a double array of 4 x 1 x 2"),
       list(array(1L, c(4, 1, 2)), "'products' must be a double array of 4 x 1 x 2"),
       list(array(1, c(4, 1, 2)), "'products' needs a 'basis' of no columns and the direct form")),
-    arg = c(1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 6, 7, 7, 8, 8, 9, 9, 9, 10, 10, 11, 12, 13, 13, 14, 14,
-            15, 15, 15, 16, 16, 16, 16, 16, 17, 17, 17, 17, 5, 18, 18, 19, 19, 19)),
+    arg = c(1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 6, 7, 7, 8, 8, 9, 9, 9, 9, 10, 10, 11, 12, 13, 13, 14, 14,
+            15, 15, 15, 16, 16, 16, 16, 16, 17, 17, 17, 17, 5, 18, 18, 19, 19, 19),
+    # the 19 elements above go in three named lists and the threads
+    pack = loo_path_call_args),
   C_rlsc_abs_max = list(
     ok = list(c(-3, 2)),
     bad = list(list(1:2, "'x' must be a double vector"), list("a", "'x' must be a double vector"),
@@ -196,14 +198,39 @@ entry_points <- list(
 test_that("every C entry point rejects wrong types, lengths and shapes of every argument", {
   for (name in names(entry_points)) {
     ep <- entry_points[[name]]
-    expect_no_error(call_c(name, ep$ok))
+    pack <- if (is.null(ep$pack)) identity else ep$pack
+    expect_no_error(call_c(name, pack(ep$ok)))
     expect_setequal(ep$arg, seq_along(ep$ok))    # every argument is tried
     for (k in seq_along(ep$bad)) {
       args <- ep$ok
       args[ep$arg[k]] <- list(ep$bad[[k]][[1]])
-      expect_error(call_c(name, args), ep$bad[[k]][[2]], fixed = TRUE, info = paste(name, k))
+      expect_error(call_c(name, pack(args)), ep$bad[[k]][[2]], fixed = TRUE, info = paste(name, k))
     }
   }
+})
+
+test_that("the path's C entry point reads its three lists by name and rejects any other list", {
+  ok <- loo_path_call_args(entry_points$C_rlsc_loo_path$ok)
+  with_list <- function(k, value) {
+    args <- ok
+    args[k] <- list(value)
+    call_c("C_rlsc_loo_path", args)
+  }
+  # the elements in any order: the same path
+  expect_identical(with_list(1, rev(ok[[1]])), call_c("C_rlsc_loo_path", ok))
+  expect_identical(with_list(3, rev(ok[[3]])), call_c("C_rlsc_loo_path", ok))
+  expect_error(with_list(1, unlist(ok[[1]])), "'set' must be a list", fixed = TRUE)
+  expect_error(with_list(2, NULL), "'engine' must be a list", fixed = TRUE)
+  expect_error(with_list(3, unname(ok[[3]])), "'path' must be a list of 6 named elements", fixed = TRUE)
+  expect_error(with_list(1, ok[[1]][-2]), "'set' must be a list of 10 named elements", fixed = TRUE)
+  expect_error(with_list(2, c(ok[[2]], list(x = 1))), "'engine' must be a list of 2 named elements",
+               fixed = TRUE)
+  misspelt <- ok[[3]]
+  names(misspelt)[names(misspelt) == "keep"] <- "kept"
+  expect_error(with_list(3, misspelt), "'path' has no element 'keep'", fixed = TRUE)
+  twice <- ok[[2]]
+  names(twice) <- c("g", "g")
+  expect_error(with_list(2, twice), "'engine' has no element 'values'", fixed = TRUE)
 })
 
 test_that("the table above covers every registered entry point but the kernel ones", {
@@ -261,18 +288,19 @@ test_that("the C entry points survive empty inputs", {
                    c(0L, 2L))
   expect_identical(dim(call_c("C_rlsc_project", list(matrix(1, 3, 2), NULL, c(0, 0), diag(2), integer(), 2L))),
                    c(0L, 2L))
-  path <- call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 1), rep(1, 4),
-                                         matrix(0, 4, 1), matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4),
-                                         1:4, numeric(), FALSE, FALSE, FALSE, 2L, NULL, 1, NULL, TRUE, NULL))
+  empty_path <- function(...) call_c("C_rlsc_loo_path", loo_path_call_args(list(...)))
+  path <- empty_path(matrix(1, 4, 0), numeric(), matrix(1, 0, 1), rep(1, 4), matrix(0, 4, 1),
+                     matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4), 1:4, numeric(), FALSE, FALSE, FALSE, 2L,
+                     NULL, 1, NULL, TRUE, NULL)
   expect_identical(dim(path$mean), c(0L, 5L))
-  path <- call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 1), rep(1, 4),
-                                         matrix(0, 4, 1), matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4),
-                                         integer(), 1, FALSE, FALSE, TRUE, 2L, NULL, 1, NULL, TRUE, NULL))
+  path <- empty_path(matrix(1, 4, 0), numeric(), matrix(1, 0, 1), rep(1, 4), matrix(0, 4, 1),
+                     matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4), integer(), 1, FALSE, FALSE, TRUE, 2L,
+                     NULL, 1, NULL, TRUE, NULL)
   expect_identical(path$n_na, 0)
   expect_identical(dim(path$loo), c(0L, 1L, 1L))
-  expect_error(call_c("C_rlsc_loo_path", list(matrix(1, 4, 0), numeric(), matrix(1, 0, 0), rep(1, 4),
-                                              matrix(1, 4, 0), matrix(1, 4, 0), rep(1, 4), rep(1, 4),
-                                              1:4, 1, FALSE, FALSE, FALSE, 1L, NULL, 1, NULL, TRUE, NULL)),
+  expect_error(empty_path(matrix(1, 4, 0), numeric(), matrix(1, 0, 0), rep(1, 4), matrix(1, 4, 0),
+                          matrix(1, 4, 0), rep(1, 4), rep(1, 4), 1:4, 1, FALSE, FALSE, FALSE, 1L, NULL, 1,
+                          NULL, TRUE, NULL),
                "'g' must have at least one column", fixed = TRUE)
   # a model without columns: every row projects to 0 on each direction asked for
   expect_identical(call_c("C_rlsc_project",
@@ -280,9 +308,9 @@ test_that("the C entry points survive empty inputs", {
                    matrix(0, 3, 2))
   # L x T accumulators past INT_MAX / 2 are refused before any allocation
   nt <- 2^16
-  expect_error(call_c("C_rlsc_loo_path", list(matrix(1, 1, 0), numeric(), matrix(1, 0, nt), 1,
-                                              matrix(0, 1, nt), matrix(1, 1, nt), 1, 1,
-                                              1L, rep(1, 2^15), FALSE, FALSE, FALSE, 1L, NULL, 1, NULL, TRUE, NULL)),
+  expect_error(empty_path(matrix(1, 1, 0), numeric(), matrix(1, 0, nt), 1, matrix(0, 1, nt),
+                          matrix(1, 1, nt), 1, 1, 1L, rep(1, 2^15), FALSE, FALSE, FALSE, 1L, NULL, 1, NULL,
+                          TRUE, NULL),
                "'lambda' and 'g' have too many values together", fixed = TRUE)
 })
 
@@ -507,8 +535,8 @@ test_that("without `columns` the path's per-column losses are NA and the rest is
   cc <- complement_case()
   for (keep in c(FALSE, TRUE)) {
     path <- function(columns) {
-      rlsc:::c_loo_path(cc$basis, cc$values, cc$g, cc$q, cc$ys - cc$basis %*% cc$g, cc$ys, cc$w, cc$w,
-                        seq_along(cc$w), lambda, TRUE, TRUE, keep, NULL, 1, columns = columns)
+      loo_path(cc$basis, cc$values, cc$g, cc$q, cc$ys - cc$basis %*% cc$g, cc$ys, cc$w, cc$w,
+               seq_along(cc$w), lambda, TRUE, TRUE, keep, NULL, 1, columns = columns)
     }
     all <- path(TRUE)
     some <- path(FALSE)

@@ -29,9 +29,9 @@ test_that("the methods of a per-response fit evaluate each response column once"
   fit <- rlsc_short(d$x, d$y, per_response = TRUE, lambda = 10^seq(-2, 3, length.out = 12))
   expect_gt(length(unique(fit$lambda_min)), 1L)
   # one path per distinct lambda over its own columns, not all 8 per lambda
-  expect_equal(traced_sum("c_loo_path", quote(ncol(g)), fitted(fit)), 8)
-  expect_equal(traced_sum("c_loo_path", quote(ncol(g)), loo_predict(fit)), 8)
-  expect_equal(traced_sum("c_loo_path", quote(ncol(g)), predict(fit, d$x[1:3, ], se.fit = TRUE)), 8)
+  expect_equal(traced_sum("c_loo_path", quote(ncol(engine$g)), fitted(fit)), 8)
+  expect_equal(traced_sum("c_loo_path", quote(ncol(engine$g)), loo_predict(fit)), 8)
+  expect_equal(traced_sum("c_loo_path", quote(ncol(engine$g)), predict(fit, d$x[1:3, ], se.fit = TRUE)), 8)
   for (j in c(1, 8)) {
     expect_equal(fitted(fit)[, j], fitted(fit, fit$lambda_min[[j]])[, j], tolerance = 1e-12)
     expect_equal(hatvalues(fit)[, j], hatvalues(fit, fit$lambda_min[[j]]), tolerance = 1e-12,

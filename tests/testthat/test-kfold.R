@@ -103,8 +103,8 @@ test_that("src/path.c reads held-out rows' formed products at every offset of it
   prod <- array(0, c(n, nt, length(lambda)))
   for (l in seq_along(lambda)) prod[, , l] <- b %*% (g / (values + lambda[l]))
   run <- function(basis, v, gg, products) {
-    rlsc:::c_loo_path(basis, v, gg, rep(1, n), NULL, y, w, numeric(n), seq_len(n), lambda, FALSE, FALSE,
-                      TRUE, NULL, 1, yorigin = rbind(0, colMeans(y)), products = products)
+    loo_path(basis, v, gg, rep(1, n), NULL, y, w, numeric(n), seq_len(n), lambda, FALSE, FALSE,
+             TRUE, NULL, 1, yorigin = rbind(0, colMeans(y)), products = products)
   }
   own <- run(b, values, g, NULL)
   formed <- run(matrix(0, n, 0), numeric(0), g[0, , drop = FALSE], prod)

@@ -178,9 +178,9 @@ test_that("the path of many one-vs-all columns and the leave-pair-out AUC do not
   basis <- cc$basis
   m <- nrow(basis)
   lambda <- 10^seq(2, -2, length.out = 10)
-  path_with <- function(th) with_threads(th, c_loo_path(basis, cc$values, cc$g, cc$q, cc$ys - basis %*% cc$g,
-                                                        cc$ys, cc$w, cc$w, seq_len(m), lambda,
-                                                        TRUE, TRUE, FALSE, NULL, 1))
+  path_with <- function(th) with_threads(th, loo_path(basis, cc$values, cc$g, cc$q, cc$ys - basis %*% cc$g,
+                                                      cc$ys, cc$w, cc$w, seq_len(m), lambda,
+                                                      TRUE, TRUE, FALSE, NULL, 1))
   expect_gt(diff(range(path_with(1L)$mean[, 3])), 0)   # misclassifications that vary with lambda
   expect_identical(path_with(2L), path_with(1L))
   expect_identical(path_with(3L), path_with(1L))
