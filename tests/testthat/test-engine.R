@@ -487,20 +487,21 @@ test_that("without `columns` the path's per-column losses are NA and the rest is
   x <- matrix(rnorm(n * 8), n)
   y <- factor(sample(letters[1:4], n, TRUE))
   w <- runif(n, 0.5, 2)
-  fit <- rlsc(x, y, weights = w, keep_eigen = TRUE, calibration_folds = 0)
-  eng <- fit$engine
-  data <- rlsc:::memory_data(x, rlsc:::encode_response(y, n)$y, w, NULL, list(type = "classification"),
-                             colnames(x), FALSE)
   lambda <- c(10, 1, 0.1)
-  for (classify in c(TRUE, FALSE)) {
-    all <- rlsc:::engine_path(eng, data, lambda, classify)
-    some <- rlsc:::engine_path(eng, data, lambda, classify, columns = FALSE)
-    for (f in c("w", "mean", "m2")) {
-      expect_identical(some[[f]][, 1:4], all[[f]][, 1:4])
-      expect_true(all(is.na(some[[f]][, -(1:4)])))
-      expect_false(anyNA(all[[f]][, -(1:4)]))
-    }
-    expect_identical(some$n_na, all$n_na)
+  # a fit by one lambda for all columns wants no per-column losses; one by
+  # a lambda per column does: the rest of their tables is the same, bit for
+  # bit, for classes and for their codes as a regression's response columns
+  code <- -1 + 2 * outer(as.integer(y), 1:4, "==")
+  for (resp in list(y, code)) {
+    calib <- if (is.factor(resp)) list(calibration_folds = 0)
+    one <- do.call(rlsc_short, c(list(x, resp, weights = w, lambda = lambda), calib))
+    each <- do.call(rlsc_short, c(list(x, resp, weights = w, lambda = lambda, per_response = TRUE), calib))
+    cols <- setdiff(names(each$path), names(one$path))   # mse_<column> and its _se
+    expect_length(cols, 8L)
+    expect_identical(each$path[names(one$path)], one$path)
+    expect_false(anyNA(each$path[cols]))
+    first <- rlsc_short(x, code[, 1], weights = w, lambda = lambda)
+    expect_equal(each$path[[cols[1]]], first$path$mse, tolerance = 1e-12)
   }
   # the complement form (a dual engine's rows) with 200 one-vs-all columns in
   # several column blocks, classes and kept outputs or not
