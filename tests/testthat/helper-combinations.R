@@ -557,9 +557,9 @@ run_cell <- function(cell, tol = 1e-9, tamper = identity) {
     return(list(outcome = "problem", problems = problems))
   }
   # the constructors leave the checks of a fit's fields to the methods:
-  # every fit made here must pass them
+  # every fit made here must pass them (coef() checks them first)
   for (side in list(list("source", got$value), list("dense", ref$value))) {
-    valid <- capture(getFromNamespace("validate_rlsc", "rlsc")(side[[2L]]))
+    valid <- capture(coef(side[[2L]]))
     if (valid$error) problems <- c(problems, paste0(side[[1L]], ": ", conditionMessage(valid$value)))
   }
   fit <- tamper(got$value)

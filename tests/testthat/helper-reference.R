@@ -204,17 +204,3 @@ complement_case <- function(m = 300, r = 20, nt = 200) {
   list(basis = basis, ys = ys, g = crossprod(basis, ys), w = rep(c(1, 0.5, 2), length.out = m),
        values = as.double(r:1), q = 1 - rowSums(basis^2))
 }
-
-# The sum of `what` (an expression evaluated in the frame of the internal
-# function `name` as it starts) over its calls while `expr` runs: the work a
-# method hands it (e.g. the response columns src/path.c evaluates), not its time.
-traced_sum <- function(name, what, expr) {
-  counter <- new.env()
-  counter$n <- 0
-  ns <- asNamespace("rlsc")
-  suppressMessages(trace(name, bquote(assign("n", get("n", .(counter)) + .(what), .(counter))),
-                         print = FALSE, where = ns))
-  on.exit(suppressMessages(untrace(name, where = ns)))
-  force(expr)
-  counter$n
-}

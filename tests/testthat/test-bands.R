@@ -347,10 +347,10 @@ test_that("a band of weight 0 leaves the decomposition: no directions dropped, n
     expect_no_warning(fit <- rlsc(x, y, bands = group, band_weights = cand, lambda = lambda))
     expect_identical(fit$engine$bands$graded, second[3] < 1e-3)
     expect_identical(unname(fit$band_index), 1L)
-    sub <- rlsc:::band_sub_engine(fit$engine, 1L)
-    expect_identical(sub$dropped, 0)
-    expect_length(sub$values, 2L)
-    # the candidate's LOO path is that of band 2 alone
+    # the candidate's LOO path is that of band 2 alone, with its two
+    # directions (df 2 at lambda = 0) and none dropped (no warning above)
+    expect_identical(fit$path$df[length(lambda)], 2)
+    expect_equal(fit$path$df, alone$path$df, tolerance = 1e-10)
     expect_equal(fit$path$mse, alone$path$mse, tolerance = 1e-10)
     expect_equal(unname(coef(fit)[c(1, 4, 5)]), unname(coef(alone)[1:3]), tolerance = 1e-10)
     expect_equal(unname(coef(fit)[-c(1, 4, 5)]), rep(0, 4))
@@ -364,10 +364,10 @@ test_that("a band of weight 0 leaves the decomposition: no directions dropped, n
   # eigenvalues of rounding size, and the warning
   d <- band_data()
   w <- c(0.2, 0, 0.8)
-  fit <- quiet_edge(rlsc(d$x, d$y, bands = d$group, band_weights = rbind(w)))
-  expect_identical(rlsc:::band_sub_engine(fit$engine, 1L)$dropped, 0)
+  expect_no_warning(fit <- quiet_edge(rlsc(d$x, d$y, bands = d$group, band_weights = rbind(w))))
   keep <- d$group != 2
   ref <- quiet_edge(rlsc(d$x[, keep], d$y, penalty_factor = 1 / w[d$group[keep]], lambda = fit$lambda))
+  expect_equal(fit$path$df, ref$path$df, tolerance = 1e-10)
   expect_equal(fit$path$mse, ref$path$mse, tolerance = 1e-10)
 })
 

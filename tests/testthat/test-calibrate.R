@@ -209,6 +209,12 @@ test_that("the LOO model's own intercept would erase the signal at large lambda"
   loo <- loo_predict(fit, lambda = big)
   for (k in 1:3) expect_lt(max(loo[y == levels(y)[k], k]), min(loo[y != levels(y)[k], k]))
 })
+# The calibration map itself: its optimum, its stopping rule and its
+# independence of the decision values' units are numerical properties of the
+# map's fit that the fits' probabilities show only blurred by the held-out
+# values, so these tests call it directly (fit_map(), class_probabilities();
+# the Newton solver and the column spreads through their R/native.R adapters).
+
 test_that("a class column flat to rounding gets no slope; the rest is the optimum", {
   # class 2's held-out values are one value but for their last bit: scaled up
   # to unit spread, that rounding took slopes of 1e15 (and probabilities of

@@ -62,18 +62,25 @@ test_that("rows of tiny weight keep exact LOO values in the dual form", {
 
 test_that("the engine validator rejects malformed engines; damaged fits get clear errors", {
   fit <- rlsc(as.matrix(mtcars[, -1]), mtcars$mpg)
-  validate <- getFromNamespace("validate_engine", "rlsc")
+  x <- as.matrix(mtcars[, -1])
+  # every method validates the fit, its engine included
+  with_engine <- function(fit, eng) {
+    fit$engine <- eng
+    fit
+  }
   eng <- unclass(fit$engine)
-  expect_error(validate(structure(eng[-1], class = class(fit$engine))), "malformed rlsc engine: its fields must be")
-  bad <- rlsc(as.matrix(mtcars[1:8, -1]), mtcars$mpg[1:8])$engine   # dual: it holds its rows
+  expect_error(predict(with_engine(fit, structure(eng[-1], class = class(fit$engine))), x),
+               "malformed rlsc engine: its fields must be")
+  small <- rlsc(as.matrix(mtcars[1:8, -1]), mtcars$mpg[1:8])   # dual: it holds its rows
+  bad <- small$engine
   bad$basis <- bad$basis[-1, ]
-  expect_error(validate(bad), "malformed rlsc engine: `basis` must be n x r")
+  expect_error(predict(with_engine(small, bad), x), "malformed rlsc engine: `basis` must be n x r")
   bad <- fit$engine
   bad$form <- "tertiary"
-  expect_error(validate(bad), "`form` must be \"primal\" or \"dual\"")
+  expect_error(predict(with_engine(fit, bad), x), "`form` must be \"primal\" or \"dual\"")
   bad <- fit$engine
   bad$v <- NULL
-  expect_error(validate(bad), "its fields must be")
+  expect_error(coef(with_engine(fit, bad)), "its fields must be")
   damaged <- fit
   damaged$engine$g <- damaged$engine$g[-1, , drop = FALSE]
   expect_error(predict(damaged, as.matrix(mtcars[, -1])), "malformed rlsc engine")

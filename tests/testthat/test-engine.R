@@ -239,8 +239,13 @@ test_that("the table above covers every registered entry point but the kernel on
                   names(entry_points))   # the kernel ones: test-kernels.R
 })
 
+# From here each C routine is checked against a slow reference in R: internal
+# on purpose, and always through its one adapter in R/native.R (the threads
+# given by options(rlsc.threads), as in a fit).
+at_threads <- function(n, expr) withr::with_options(list(rlsc.threads = n), expr)
+
 test_that("abs_max is the largest magnitude, NA for NA or NaN, Inf for Inf", {
-  abs_max <- function(x) .Call(getFromNamespace("C_rlsc_abs_max", "rlsc"), x)
+  abs_max <- rlsc:::c_abs_max
   expect_identical(abs_max(c(-3, 2)), 3)
   expect_identical(abs_max(numeric()), 0)
   expect_identical(abs_max(c(1, NA, -Inf)), NA_real_)
@@ -250,7 +255,7 @@ test_that("abs_max is the largest magnitude, NA for NA or NaN, Inf for Inf", {
 })
 
 test_that("max_spread is the largest max - min of a column, without copying the columns", {
-  max_spread <- function(y) .Call(getFromNamespace("C_rlsc_max_spread", "rlsc"), y)
+  max_spread <- rlsc:::c_max_spread
   set.seed(7)
   for (shape in list(c(1, 1), c(5, 1), c(1, 4), c(30, 7), c(200, 300))) {
     y <- matrix(rnorm(prod(shape)) * 10^runif(prod(shape), -3, 3), shape[1L], shape[2L])
@@ -324,7 +329,7 @@ test_that("the moments merged over blocks equal the two-pass weighted moments", 
   x[10, 1] <- -1e6   # the largest |x|, in a row of no weight: not a maximum
   shift <- x[1, ]
   yshift <- y[1, ]
-  mom <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, shift, yshift, TRUE, NULL, 2L)
+  mom <- at_threads(2L, rlsc:::c_moments(x, y, w, shift, yshift, TRUE))
   wmean <- function(col) sum(w * col) / sum(w)   # sum() accumulates in long double
   xbar <- apply(x, 2, wmean)
   ybar <- apply(y, 2, wmean)
@@ -336,15 +341,15 @@ test_that("the moments merged over blocks equal the two-pass weighted moments", 
   # the diagonal alone (gram = FALSE), and raw moments without a shift
   xmax <- apply(abs(x[w > 0, ]), 2, max)
   expect_identical(mom$xmax, xmax)
-  diag_only <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, shift, yshift, FALSE, NULL, 2L)
+  diag_only <- at_threads(2L, rlsc:::c_moments(x, y, w, shift, yshift, FALSE))
   expect_equal(diag_only$sxx, diag(mom$sxx), tolerance = 1e-12)
   expect_equal(shift + diag_only$xbar, xbar, tolerance = 1e-13)
   expect_equal(diag_only$sxy, mom$sxy, tolerance = 1e-10)
   expect_identical(diag_only$xmax, xmax)
-  raw <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, NULL, NULL, TRUE, NULL, 2L)
+  raw <- at_threads(2L, rlsc:::c_moments(x, y, w, NULL, NULL, TRUE))
   expect_identical(raw$xbar, c(0, 0, 0))
   expect_equal(raw$sxx, crossprod(x, w * x), tolerance = 1e-12)
-  raw_diag <- .Call(getFromNamespace("C_rlsc_moments", "rlsc"), x, y, w, NULL, NULL, FALSE, NULL, 2L)
+  raw_diag <- at_threads(2L, rlsc:::c_moments(x, y, w, NULL, NULL, FALSE))
   expect_equal(raw_diag$sxx, colSums(w * x^2), tolerance = 1e-12)
   expect_equal(raw_diag$sxy, crossprod(x, w * y), tolerance = 1e-12)
   expect_identical(raw_diag$xmax, xmax)
@@ -458,7 +463,7 @@ test_that("fitting and predicting never modify their inputs", {
 # spectra that are spread, graded over many decades, clustered or repeated,
 # at sizes around its panels of 32 columns and pieces of 64 vectors.
 test_that("the eigendecomposition is orthogonal with small residuals, its values eigen()'s", {
-  eig <- function(s) .Call(getFromNamespace("C_rlsc_eigen", "rlsc"), s, 2L)
+  eig <- function(s) at_threads(2L, rlsc:::c_eigen(s))
   rotate <- function(values) {
     q <- qr.Q(qr(matrix(rnorm(length(values)^2), length(values))))
     q %*% (values * t(q))
@@ -491,7 +496,7 @@ test_that("the eigendecomposition is orthogonal with small residuals, its values
   cases <- lapply(cases, function(s) (s + t(s)) / 2)
   cases$large <- crossprod(matrix(rnorm(720 * 710), 720))
   cases$empty <- matrix(numeric(), 0, 0)
-  eig_list <- function(s, th) .Call(getFromNamespace("C_rlsc_eigen_list", "rlsc"), s, th)
+  eig_list <- function(s, th) at_threads(th, rlsc:::c_eigen_list(s))
   alone <- lapply(cases, eig)
   small <- cases[names(cases) != "large"]
   expect_identical(eig_list(unname(small), 2L), unname(alone[names(small)]))
@@ -515,20 +520,21 @@ test_that("without `columns` the path's per-column losses are NA and the rest is
   x <- matrix(rnorm(n * 8), n)
   y <- factor(sample(letters[1:4], n, TRUE))
   w <- runif(n, 0.5, 2)
-  fit <- rlsc(x, y, weights = w, keep_eigen = TRUE, calibration_folds = 0)
-  eng <- fit$engine
-  data <- rlsc:::memory_data(x, rlsc:::encode_response(y, n)$y, w, NULL, list(type = "classification"),
-                             colnames(x), FALSE)
   lambda <- c(10, 1, 0.1)
-  for (classify in c(TRUE, FALSE)) {
-    all <- rlsc:::engine_path(eng, data, lambda, classify)
-    some <- rlsc:::engine_path(eng, data, lambda, classify, columns = FALSE)
-    for (f in c("w", "mean", "m2")) {
-      expect_identical(some[[f]][, 1:4], all[[f]][, 1:4])
-      expect_true(all(is.na(some[[f]][, -(1:4)])))
-      expect_false(anyNA(all[[f]][, -(1:4)]))
-    }
-    expect_identical(some$n_na, all$n_na)
+  # a fit by one lambda for all columns wants no per-column losses; one by
+  # a lambda per column does: the rest of their tables is the same, bit for
+  # bit, for classes and for their codes as a regression's response columns
+  code <- -1 + 2 * outer(as.integer(y), 1:4, "==")
+  for (resp in list(y, code)) {
+    calib <- if (is.factor(resp)) list(calibration_folds = 0)
+    one <- do.call(rlsc_short, c(list(x, resp, weights = w, lambda = lambda), calib))
+    each <- do.call(rlsc_short, c(list(x, resp, weights = w, lambda = lambda, per_response = TRUE), calib))
+    cols <- setdiff(names(each$path), names(one$path))   # mse_<column> and its _se
+    expect_length(cols, 8L)
+    expect_identical(each$path[names(one$path)], one$path)
+    expect_false(anyNA(each$path[cols]))
+    first <- rlsc_short(x, code[, 1], weights = w, lambda = lambda)
+    expect_equal(each$path[[cols[1]]], first$path$mse, tolerance = 1e-12)
   }
   # the complement form (a dual engine's rows) with 200 one-vs-all columns in
   # several column blocks, classes and kept outputs or not

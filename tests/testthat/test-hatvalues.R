@@ -25,16 +25,19 @@ test_that("hatvalues() of kernel fits equal the brute-force kernel hat matrix", 
   }
 })
 
-test_that("the effective degrees of freedom are sum_k Lambda_k / (Lambda_k + lambda), named as lambda", {
-  values <- c(50, 3, 0.2)
-  lambda <- c(a = 10, b = 1, c = 0)
+test_that("the effective degrees of freedom are sum_k Lambda_k / (Lambda_k + lambda)", {
+  # centered orthogonal columns: the Gram is exactly diag(50, 2, 0.5)
+  x <- cbind(c(5, -5, 0, 0, 0, 0), c(0, 0, 1, -1, 0, 0), c(0, 0, 0, 0, 0.5, -0.5))
+  y <- c(5.1, -4.9, 1.2, -0.8, 0.4, -0.6)
+  values <- c(50, 2, 0.5)
+  lambda <- c(10, 1, 0)
   ref <- vapply(lambda, function(l) sum(values / (values + l)), 0)
-  expect_equal(rlsc:::effective_df(values, lambda), ref, tolerance = 1e-15)
-  expect_identical(names(rlsc:::effective_df(values, lambda)), c("a", "b", "c"))
-  expect_null(names(rlsc:::effective_df(values, unname(lambda))))
-  expect_identical(rlsc:::effective_df(numeric(), c(1, 0)), c(0, 0))   # no directions kept
-  expect_identical(rlsc:::effective_df(values, numeric()), numeric())
-  expect_equal(rlsc:::effective_df(c(4L, 1L), 1L), 4 / 5 + 1 / 2, tolerance = 1e-15)   # integers become doubles
+  fit <- rlsc(x, y, lambda = lambda)
+  expect_equal(fit$df, ref, tolerance = 1e-15)
+  expect_equal(fit$path$df, ref, tolerance = 1e-15)
+  expect_equal(sum(hatvalues(fit, 1)), ref[2] + 1, tolerance = 1e-14)
+  # no directions kept (a constant column): no degrees of freedom
+  expect_identical(rlsc(cbind(rep(1, 6)), y, lambda = c(1, 0))$df, c(0, 0))
 })
 
 test_that("hatvalues() sum to the degrees of freedom plus the intercept, and pad under na.exclude", {

@@ -7,9 +7,12 @@ test_that("loading parsnip registers the rlsc engine for regression and classifi
   for (model in c("linear_reg", "logistic_reg", "multinom_reg")) {
     expect_true("rlsc" %in% parsnip::show_engines(model)$engine, label = model)
   }
-  # registering again changes nothing
+  # registering again (parsnip's load event, which registers the engine)
+  # changes nothing
   before <- parsnip::get_model_env()$linear_reg_fit
-  expect_true(getFromNamespace("register_parsnip", "rlsc")())
+  hooks <- getHook(packageEvent("parsnip", "onLoad"))
+  expect_gte(length(hooks), 1L)
+  expect_no_warning(for (h in hooks) h("parsnip", dirname(getNamespaceInfo("parsnip", "path"))))
   expect_identical(parsnip::get_model_env()$linear_reg_fit, before)
 })
 

@@ -20,30 +20,85 @@ test_that("plot() draws the criterion and the coefficient paths, returning invis
   expect_error(plot(fit, type = "pie"), "'arg' should be one of")
 })
 
-test_that("the coefficient paths equal coef() at every lambda", {
+# The display list of a plot drawn on a null device: the name and arguments of
+# each graphics call, and the device's parameters after drawing.
+record_plot <- function(code) {
+  pdf(NULL)
+  on.exit(dev.off())
+  dev.control("enable")
+  force(code)
+  dl <- recordPlot()[[1]]
+  list(calls = vapply(dl, function(e) {
+         f <- e[[2]][[1]]
+         if (is.list(f) && !is.null(f$name)) f$name else ""
+       }, ""),
+       args = lapply(dl, function(e) e[[2]][-1]),
+       par = par(c("usr", "cxy", "pin", "ylog", "mfrow")))
+}
+
+# The coefficient paths a coefficient plot drew: per panel, a matrix of a row
+# per coefficient and a column per lambda of the grid (the lines over the
+# positive lambdas, the points at lambda = 0).
+drawn_coefs <- function(rec, lambda) {
+  xy <- rec$args[rec$calls == "C_plotXY"]
+  type <- vapply(xy, function(a) a[[2]], "")
+  panel <- cumsum(type == "n")
+  pos <- lambda > 0
+  lapply(unname(split(xy, panel)), function(calls) {
+    ys <- function(t) do.call(rbind, lapply(calls[vapply(calls, function(a) a[[2]], "") == t],
+                                            function(a) a[[1]]$y))
+    b <- matrix(NA_real_, nrow(ys("l")), length(lambda))
+    b[, pos] <- ys("l")
+    if (any(!pos)) b[, !pos] <- ys("p")
+    b
+  })
+}
+
+# The x position where a plot drew the values at lambda = 0 (the points of
+# type "p" all sit there).
+drawn_zero <- function(rec) {
+  pts <- Filter(function(a) identical(a[[2]], "p"), rec$args[rec$calls == "C_plotXY"])
+  unique(unlist(lapply(pts, function(a) a[[1]]$x)))
+}
+
+# The x positions of lambdas on a plot's log10(lambda) axis: lambda = 0 where
+# the plot drew its values at lambda = 0.
+lambda_at <- function(rec, lambda) {
+  x <- suppressWarnings(log10(lambda))
+  if (any(lambda == 0)) x[lambda == 0] <- drawn_zero(rec)
+  x
+}
+
+test_that("the coefficient paths drawn equal coef() at every lambda", {
   fit <- rlsc(Species ~ ., data = iris, nlambda = 10)
-  path <- getFromNamespace("coef_path", "rlsc")(fit)
+  drawn <- drawn_coefs(record_plot(plot(fit, type = "coef")), fit$lambda)
+  expect_length(drawn, 3L)
   for (i in c(1, 5, 10)) {
-    expect_equal(path[, i, ], coef(fit, fit$lambda[i])[-1, ])
+    expect_equal(vapply(drawn, function(b) b[, i], numeric(4)), coef(fit, fit$lambda[i])[-1, ],
+                 ignore_attr = TRUE)
   }
 })
 
-test_that("the coefficient plot computes the drawn columns' paths, each fit's in one product", {
+test_that("the coefficient plot draws the chosen columns' paths, of primal and dual fits", {
+  # (the speed of computing the drawn columns only, every lambda in one
+  # product, is bench/'s to measure)
   d <- make_data(40, 3, ntarget = 12, seed = 91)
   fit <- rlsc_short(d$x, d$y, nlambda = 5)
-  # the 9 panels drawn, not all 12 columns, at each of the 5 lambdas (every
-  # lambda in one product: primal_slope_path())
-  drawn <- quote(ncol(eng$g) * length(lambda))
-  cols <- with_null_device(suppressMessages(traced_sum("primal_slope_path", drawn, plot(fit, type = "coef"))))
-  expect_equal(cols, 9 * 5)
-  expect_equal(traced_sum("primal_slope_path", drawn, with_null_device(plot(fit, type = "coef", response = 11))),
-               5)
+  drawn <- drawn_coefs(record_plot(suppressMessages(plot(fit, type = "coef"))), fit$lambda)
+  expect_length(drawn, 9L)
+  one <- drawn_coefs(record_plot(plot(fit, type = "coef", response = 11)), fit$lambda)
+  expect_length(one, 1L)
+  for (i in seq_along(fit$lambda)) {
+    cf <- coef(fit, fit$lambda[i])[-1, ]
+    expect_equal(vapply(drawn, function(b) b[, i], numeric(3)), cf[, 1:9], tolerance = 1e-12,
+                 ignore_attr = TRUE)
+    expect_equal(one[[1]][, i], cf[, 11], tolerance = 1e-12, ignore_attr = TRUE)
+  }
   wide <- make_data(20, 30, seed = 92)
   dual <- rlsc_short(wide$x, wide$y, nlambda = 7)
   expect_identical(dual$form, "dual")
-  path <- getFromNamespace("coef_path", "rlsc")(dual)
-  expect_equal(traced_sum("centered_crossprod", 1, with_null_device(plot(dual, type = "coef"))), 1)
-  for (i in c(1, 7)) expect_equal(path[, i, 1], coef(dual, dual$lambda[i])[-1], tolerance = 1e-12)
+  path <- drawn_coefs(record_plot(plot(dual, type = "coef")), dual$lambda)[[1]]
+  for (i in c(1, 7)) expect_equal(path[, i], coef(dual, dual$lambda[i])[-1], tolerance = 1e-12, ignore_attr = TRUE)
 })
 
 test_that("autoplot() builds a ggplot with the band in its legend and lambda = 0 on the axis", {
@@ -55,7 +110,9 @@ test_that("autoplot() builds a ggplot with the band in its legend and lambda = 0
   expect_identical(fit$lambda_min, 0)
   p <- ggplot2::autoplot(fit)
   expect_no_warning(built <- ggplot2::ggplot_build(p))
-  zero <- getFromNamespace("lambda_x", "rlsc")(0, fit$lambda)
+  axis <- built$layout$panel_params[[1]]$x
+  zero <- axis$get_breaks()[which(axis$get_labels() == "-Inf")]
+  expect_length(zero, 1L)
   # the least-squares point, its error bar and the lambda_min line at the "-Inf" tick
   expect_true(any(vapply(built$data, function(d) any(abs(d$x - zero) < 1e-12, na.rm = TRUE) ||
                            any(abs(d$xintercept - zero) < 1e-12, na.rm = TRUE), NA)))
@@ -113,22 +170,6 @@ test_that("plot(type = \"coef\") draws one column and says when there is none", 
   })
 })
 
-# The display list of a plot drawn on a null device: the name and arguments of
-# each graphics call, and the device's parameters after drawing.
-record_plot <- function(code) {
-  pdf(NULL)
-  on.exit(dev.off())
-  dev.control("enable")
-  force(code)
-  dl <- recordPlot()[[1]]
-  list(calls = vapply(dl, function(e) {
-         f <- e[[2]][[1]]
-         if (is.list(f) && !is.null(f$name)) f$name else ""
-       }, ""),
-       args = lapply(dl, function(e) e[[2]][-1]),
-       par = par(c("usr", "cxy", "pin", "ylog", "mfrow")))
-}
-
 # The y coordinates of the legend's texts (the call whose labels include `label`).
 legend_text_y <- function(rec, label = "lambda_min") {
   hit <- which(rec$calls == "C_text" &
@@ -165,7 +206,8 @@ test_that("coefficient paths run in the direction of the criterion plot, named a
     expect_lt(usr[1], usr[2])
     crit <- record_plot(plot(fit))
     expect_lt(crit$par$usr[1], crit$par$usr[2])
-    end_x <- getFromNamespace("lambda_x", "rlsc")(0, fit$lambda)
+    end_x <- drawn_zero(rec)
+    expect_length(end_x, 1L)
     expect_true(all(xy$x < end_x))
     expect_true(all(xy$x > usr[1]))
     # at distinct heights: a line of text apart
@@ -186,9 +228,10 @@ bottom_axis <- function(code) {
   axes <- Filter(function(e) identical(e[[2]][[1]]$name, "C_axis") && e[[2]][[2]] == 1, dl)
   a <- axes[[length(axes)]][[2]]
   labels <- if (is.expression(a[[4]]) || is.list(a[[4]])) as.list(a[[4]]) else a[[4]]
+  points <- Filter(function(e) identical(e[[2]][[1]]$name, "C_plotXY") && identical(e[[2]][[3]], "p"), dl)
   list(at = a[[3]], labels = labels,
        width = vapply(labels, function(l) strwidth(if (is.character(l)) l else as.expression(l)), 1),
-       m = strwidth("m"))
+       m = strwidth("m"), zero = unique(unlist(lapply(points, function(e) e[[2]][[2]]$x))))
 }
 
 test_that("the -Inf tick of lambda = 0 keeps two characters from the next tick's label", {
@@ -198,8 +241,10 @@ test_that("the -Inf tick of lambda = 0 keeps two characters from the next tick's
   for (fit in fits) {
     for (type in c("criterion", "coef")) {
       ax <- bottom_axis(plot(fit, type = type))
-      zero <- getFromNamespace("lambda_x", "rlsc")(0, fit$lambda)
-      expect_equal(ax$at[1], zero)
+      # the tick sits where the values at lambda = 0 are drawn
+      expect_identical(fit$lambda[length(fit$lambda)], 0)
+      expect_length(ax$zero, 1L)
+      expect_equal(ax$at[1], ax$zero)
       expect_identical(deparse(ax$labels[[1]]), "-infinity")
       gap <- (ax$at[2] - ax$width[2] / 2) - (ax$at[1] + ax$width[1] / 2)
       expect_gt(gap, 2 * ax$m)
@@ -238,11 +283,10 @@ test_that("a multiclass coefficient plot has a panel per class, each titled with
   expect_identical(sum(rec$calls == "C_plot_new"), 3L)
   expect_identical(rec$par$mfrow, c(1L, 1L))   # the layout is given back
   # each panel draws its class's paths
-  path <- getFromNamespace("coef_path", "rlsc")(cl)
   lines <- Filter(function(a) identical(a[[2]], "l"), rec$args[rec$calls == "C_plotXY"])
   expect_length(lines, 12L)
   pos <- cl$lambda > 0
-  expect_equal(lines[[5]][[1]]$y, unname(path[1, pos, "versicolor"]))
+  expect_equal(lines[[5]][[1]]$y, vapply(cl$lambda[pos], function(l) coef(cl, l)[2, "versicolor"], 0))
   # one class chosen: one panel, still named
   rec <- record_plot(plot(cl, type = "coef", response = 3))
   expect_identical(unlist(lapply(rec$args[rec$calls == "C_title"], `[[`, 1)), "class virginica")
@@ -252,18 +296,31 @@ test_that("a multiclass coefficient plot has a panel per class, each titled with
   expect_identical(unlist(lapply(rec$args[rec$calls == "C_title"], `[[`, 1)), "two")
 })
 
-test_that("panels are laid out for the device, at most nine, with a message beyond", {
-  grid <- getFromNamespace("panel_grid", "rlsc")
+# The panel layout (par("mfrow")) in which a plot drawn on a device of 800 x
+# 550 pixels at 110 dpi began its last panel.
+drawn_layout <- function(code) {
   pdf(NULL, width = 800 / 110, height = 550 / 110)
-  on.exit(dev.off())
-  expect_identical(grid(1), c(1, 1))
-  expect_identical(grid(2), c(2, 1))   # two wide panels rather than two tall ones
-  expect_identical(grid(3), c(2, 2))
-  expect_identical(grid(9), c(3, 3))
+  layout <- NULL
+  hooks <- getHook("plot.new")
+  setHook("plot.new", function() layout <<- par("mfrow"))
+  on.exit({
+    setHook("plot.new", hooks, "replace")
+    dev.off()
+  })
+  force(code)
+  layout
+}
+
+test_that("panels are laid out for the device, at most nine, with a message beyond", {
   set.seed(5)
   y <- factor(rep(sprintf("c%02d", 1:12), 10))
   x <- matrix(rnorm(120 * 3), 120) + as.integer(y) / 5
   fit <- rlsc(x, y)
+  expect_identical(drawn_layout(plot(fit, type = "coef", response = 1)), c(1L, 1L))
+  # two wide panels rather than two tall ones
+  expect_identical(drawn_layout(plot(fit, type = "coef", response = 1:2)), c(2L, 1L))
+  expect_identical(drawn_layout(plot(fit, type = "coef", response = 1:3)), c(2L, 2L))
+  expect_identical(drawn_layout(plot(fit, type = "coef", response = 1:9)), c(3L, 3L))
   expect_message(rec <- record_plot(plot(fit, type = "coef")),
                  "^drawing the coefficients of the first 9 of 12 response columns; `response` chooses others")
   expect_identical(sum(rec$calls == "C_plot_new"), 9L)
@@ -283,9 +340,8 @@ test_that("a per-response coefficient plot marks each column's own lambda_min an
   marks <- Filter(function(a) length(a[[1]]) == 2L && length(a[[2]]) == 1L && identical(a[[6]], c(2, 2)),
                   rec$args[rec$calls == "C_segments"])
   expect_length(marks, 2L)
-  zero <- function(l) getFromNamespace("lambda_x", "rlsc")(l, fit$lambda)
-  expect_equal(marks[[1]][[1]], zero(c(fit$lambda_min[["a"]], fit$lambda_1se[["a"]])))
-  expect_equal(marks[[2]][[1]], zero(c(fit$lambda_min[["b"]], fit$lambda_1se[["b"]])))
+  expect_equal(marks[[1]][[1]], lambda_at(rec, c(fit$lambda_min[["a"]], fit$lambda_1se[["a"]])))
+  expect_equal(marks[[2]][[1]], lambda_at(rec, c(fit$lambda_min[["b"]], fit$lambda_1se[["b"]])))
 })
 
 test_that("a fit with a single lambda is drawn as a point with its error bar", {
@@ -295,7 +351,12 @@ test_that("a fit with a single lambda is drawn as a point with its error bar", {
     pts <- Filter(function(a) identical(a[[2]], "p") && isTRUE(all.equal(a[[1]]$y, fit$cvm)),
                   rec$args[rec$calls == "C_plotXY"])
     expect_length(pts, 1L)
-    expect_equal(pts[[1]][[1]]$x, getFromNamespace("lambda_x", "rlsc")(l))
+    # lambda = 0 alone sits at its "-Inf" tick
+    ax <- Filter(function(a) a[[1]] == 1, rec$args[rec$calls == "C_axis"])
+    ax <- ax[[length(ax)]]   # the lambda axis, drawn last
+    at <- if (l > 0) log10(l) else ax[[2]][vapply(as.list(ax[[3]]), deparse, "") == "-infinity"]
+    expect_length(at, 1L)
+    expect_equal(pts[[1]][[1]]$x, at)
     bars <- rec$args[rec$calls == "C_segments"]
     bar <- Filter(function(a) isTRUE(all.equal(c(a[[2]], a[[4]]), fit$cvm + c(-1, 1) * fit$cvsd)), bars)
     expect_length(bar, 1L)

@@ -180,10 +180,14 @@ test_that("a chunk source as new data at several lambdas is read in one pass, as
     fit <- fits[[k]][[1]]
     nx <- fits[[k]][[2]]
     type <- fits[[k]][[3]]
-    src <- chunk_matrix(nx, rep(0, nrow(nx)), chunk_rows = 4)
+    reads <- 0
+    src <- chunk_source(list(1:4, 5:8, 9:11), function(i) {
+      reads <<- reads + 1
+      list(x = nx[i, , drop = FALSE], y = rep(0, length(i)))
+    })
     lams <- fit$lambda[c(2, 1)]
-    chunks <- traced_sum("predict_chunk", 1, p <- predict(fit, src, s = lams, type = type))
-    expect_identical(chunks, 3, info = k)   # 11 rows in chunks of 4: one pass
+    p <- predict(fit, src, s = lams, type = type)
+    expect_identical(reads, 3, info = k)   # 11 rows in chunks of 4: one pass
     for (j in seq_along(lams)) {
       got <- if (is.data.frame(p)) p[[j]] else if (length(dim(p)) == 3L) p[, , j] else p[, j]
       expect_equal(unname(got), unname(predict(fit, nx, s = lams[j], type = type)), tolerance = 1e-12,

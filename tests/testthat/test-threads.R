@@ -10,11 +10,11 @@ with_threads <- function(n, expr) {
 }
 
 test_that("options(rlsc.threads) sets the threads, checked, with a default", {
-  default <- with_threads(NULL, rlsc:::thread_count())
+  default <- with_threads(NULL, rlsc_threads()[["rlsc"]])
   expect_true(is.integer(default) && default >= 1L)
-  expect_identical(with_threads(3, rlsc:::thread_count()), 3L)
+  expect_identical(with_threads(3, rlsc_threads()[["rlsc"]]), 3L)
   for (bad in list(0, -1, 1.5, NA, "2", c(1, 2), TRUE)) {
-    expect_error(with_threads(bad, rlsc:::thread_count()),
+    expect_error(with_threads(bad, rlsc_threads()),
                  "`options(rlsc.threads = )` must be a positive whole number", fixed = TRUE)
   }
 })
@@ -29,8 +29,7 @@ test_that("the default threads follow OMP_THREAD_LIMIT, OMP_NUM_THREADS, R CMD c
     expr
   }
   unset <- c(OMP_THREAD_LIMIT = "", OMP_NUM_THREADS = "", `_R_CHECK_LIMIT_CORES_` = "")
-  info <- .Call(getFromNamespace("C_rlsc_thread_info", "rlsc"))
-  processors <- info$processors
+  processors <- rlsc_threads()[["processors"]]
   expect_identical(with_env(unset, rlsc:::default_threads(cores = Inf)), as.integer(processors))
   expect_identical(with_env(replace(unset, "OMP_THREAD_LIMIT", "1"), rlsc:::default_threads(cores = Inf)), 1L)
   expect_identical(with_env(replace(unset, "OMP_NUM_THREADS", "1"), rlsc:::default_threads(cores = Inf)), 1L)
@@ -119,7 +118,7 @@ test_that("kernel, dual and many-response fits do not depend on the number of th
   many <- xm[, 1:5] %*% matrix(rnorm(5 * 120), 5) + matrix(rnorm(2000 * 120), 2000)
   many_with <- function(th) with_threads(th, rlsc_short(xm, many)$path)
   expect_identical(many_with(2L), many_with(1L))
-  eig_with <- function(th) .Call(getFromNamespace("C_rlsc_eigen", "rlsc"), crossprod(xw[, 1:600]), th)
+  eig_with <- function(th) with_threads(th, rlsc:::c_eigen(crossprod(xw[, 1:600])))
   expect_identical(eig_with(2L), eig_with(1L))
   # the moments without a Gram (a dual fit's means of y) of 300 columns: their
   # row blocks once shrank with the threads
