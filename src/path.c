@@ -658,9 +658,9 @@ SEXP rlsc_loo_path(SEXP basis, SEXP values, SEXP g, SEXP q, SEXP r0, SEXP y, SEX
         /* and rounds of about ROUND_PIECES pieces per thread while their
            outputs fit in ROUND_DOUBLES: the threads wait for each other at
            the end of a round, so a round of a few pieces left one idle for
-           its last (a fold's 400 held-out rows in 5 blocks of columns: 5
-           pieces on 2 threads, a sixth of the held-out path idle).  The
-           merge's order is the row blocks' whatever the rounds */
+           its last (a fold's 400 held-out rows in 7 blocks of columns: 7
+           pieces on 2 threads, 4 and 3).  The merge's order is the row
+           blocks' whatever the rounds */
         double out_doubles = (double) ncb * nl * (5.0 * nb_max + (cls ? 2.0 * nb_max : 0.0) + 3.0 * tb_max);
         int even = (ROUND_PIECES * nth + ncb - 1) / ncb, fit = (int) (ROUND_DOUBLES / out_doubles);
         if (even > fit) even = fit;
