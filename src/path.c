@@ -80,6 +80,10 @@ enum { LOSS_SQ, LOSS_ABS, LOSS_MIS, LOSS_FIT, NLOSS };
    fewest columns a block is cut to for them */
 #define MIN_PIECES 8
 #define MIN_BLOCK_COLS 32
+/* pieces per thread that a round of several column blocks holds (fewer
+   when their outputs would pass ROUND_DOUBLES doubles: 32 MiB) */
+#define ROUND_PIECES 8
+#define ROUND_DOUBLES ((double) (1 << 22))
 
 /* What every piece reads (shared, read-only in the threads), and where the
    kept outputs go (the pieces never write the same elements). */
@@ -730,7 +734,8 @@ static void piece_sizes(path_job *job)
    lambda and loss: rounds of about 2e8 operations per thread (few parallel
    regions, each answering interrupts after it).  With several, a round
    keeps every piece's partial sums per row until the merge: rounds of two
-   to four pieces per thread. */
+   to four pieces per thread, or about eight while their partial sums take
+   at most 32 MiB. */
 static int round_blocks(const path_job *job, int nth)
 {
     int ncb = job->ncb, nrb = job->nrb, per_round;
@@ -741,6 +746,17 @@ static int round_blocks(const path_job *job, int nth)
         per_round = (2 * nth + ncb - 1) / ncb;
         int most = (4 * nth) / ncb, cheap = (int) (4e8 * nth / (job->piece_flops * ncb));
         if (per_round < (cheap < most ? cheap : most)) per_round = cheap < most ? cheap : most;
+        /* and rounds of about ROUND_PIECES pieces per thread while their
+           outputs fit in ROUND_DOUBLES: the threads wait for each other at
+           the end of a round, so a round of a few pieces left one idle for
+           its last (a fold's 400 held-out rows in 7 blocks of columns: 7
+           pieces on 2 threads, 4 and 3).  The merge's order is the row
+           blocks' whatever the rounds */
+        double out_doubles = (double) ncb * job->nl *
+            (5.0 * job->nb_max + (job->cls ? 2.0 * job->nb_max : 0.0) + 3.0 * job->tb_max);
+        int even = (ROUND_PIECES * nth + ncb - 1) / ncb, fit = (int) (ROUND_DOUBLES / out_doubles);
+        if (even > fit) even = fit;
+        if (per_round < even) per_round = even;
     }
     if (per_round < 1) per_round = 1;
     if (per_round > nrb) per_round = nrb > 0 ? nrb : 1;
