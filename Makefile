@@ -20,7 +20,7 @@ ENGINE_CMDS := /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/slurmdbd /usr/sbin
 CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
              _R_CHECK_SYSTEM_CLOCK_=false NOT_CRAN=true RLSC_OPENBLAS=$(CURDIR)/.deps/openblas
 
-.PHONY: deps install demo readme test test-openblas unit check test-engines bench-engines bench-floor bench-targets bench-memory valgrind sanitize \
+.PHONY: deps install demo readme test test-openblas unit check check-depends-only test-engines bench-engines bench-floor bench-targets bench-memory valgrind sanitize \
         sanitize-build fuzz fuzz-native combinations bench bench-kernel bench-scale bench-kfold bench-peers \
         bench-eigen bench-threads bench-banded bench-per-response bench-deps docs clean site-deps site \
         site-check coverage lint
@@ -86,6 +86,24 @@ check test: $(TARBALL)
 	@grep -q '^Status: OK' $(PKG).Rcheck/00check.log || { echo "R CMD check status is not OK"; exit 1; }
 	@sed -n 's/.*\[ FAIL \([0-9]*\) | WARN [0-9]* | SKIP \([0-9]*\) | PASS \([0-9]*\) \].*/\3 passed, \1 failed, \2 skipped/p' \
 	  $(PKG).Rcheck/tests/testthat.Rout | tail -n 1
+
+# R CMD check as CRAN's check without suggested packages runs it
+# (_R_CHECK_DEPENDS_ONLY_), and with R's recommended packages hidden too
+# (_R_CHECK_NO_RECOMMENDED_: Matrix and MASS are suggested, and an R may come
+# without them): the examples, tests and vignettes see the packages of Depends
+# and Imports (base packages), testthat, knitr and rmarkdown (VignetteBuilder)
+# and theirs, nothing else.  Every use of a suggested package must check for
+# it first (skip_if_not_installed(), @examplesIf, a chunk's
+# eval = requireNamespace()).  With the reduced fuzz test and combination
+# matrix of `make unit`, into check/depends-only/ (`make test`'s rlsc.Rcheck
+# stays).  About 4 minutes, the tarball's build included.
+DEPENDS_ONLY_DIR := check/depends-only
+check-depends-only: $(TARBALL)
+	rm -rf $(DEPENDS_ONLY_DIR) && mkdir -p $(DEPENDS_ONLY_DIR)
+	$(CHECK_ENV) _R_CHECK_DEPENDS_ONLY_=true _R_CHECK_NO_RECOMMENDED_=true RLSC_FUZZ_CASES=$(UNIT_FUZZ_CASES) \
+	  RLSC_COMBINATIONS=$(UNIT_COMBINATIONS) $(R) CMD check --no-manual -o $(DEPENDS_ONLY_DIR) $(TARBALL)
+	@grep -q '^Status: OK' $(DEPENDS_ONLY_DIR)/$(PKG).Rcheck/00check.log || \
+	  { echo "R CMD check without suggested packages: status is not OK"; exit 1; }
 
 # The chunked fit on real engines (tests/testthat/test-engines-*.R): a
 # one-node Slurm cluster, a throwaway PostgreSQL server and an SSH server on
@@ -363,4 +381,4 @@ bench-memory: install
 
 clean:
 	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz src/*.o src/*.so demo-output valgrind-lib valgrind-*.log valgrind-claims \
-	  sanitize-lib sanitize.log fuzz-native.log site-lib site-screenshots
+	  sanitize-lib sanitize.log fuzz-native.log site-lib site-screenshots check
