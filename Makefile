@@ -20,7 +20,7 @@ ENGINE_CMDS := /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/slurmdbd /usr/sbin
 CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
              _R_CHECK_SYSTEM_CLOCK_=false NOT_CRAN=true RLSC_OPENBLAS=$(CURDIR)/.deps/openblas
 
-.PHONY: deps install demo readme test test-openblas unit check check-depends-only test-engines bench-engines bench-floor bench-targets bench-memory valgrind sanitize \
+.PHONY: deps install demo readme test test-openblas unit check check-depends-only check-reference test-engines bench-engines bench-floor bench-targets bench-memory valgrind sanitize \
         sanitize-build fuzz fuzz-native combinations bench bench-kernel bench-scale bench-kfold bench-peers \
         bench-eigen bench-threads bench-banded bench-per-response bench-deps docs clean site-deps site \
         site-check coverage lint
@@ -104,6 +104,13 @@ check-depends-only: $(TARBALL)
 	  RLSC_COMBINATIONS=$(UNIT_COMBINATIONS) $(R) CMD check --no-manual -o $(DEPENDS_ONLY_DIR) $(TARBALL)
 	@grep -q '^Status: OK' $(DEPENDS_ONLY_DIR)/$(PKG).Rcheck/00check.log || \
 	  { echo "R CMD check without suggested packages: status is not OK"; exit 1; }
+
+# What stops pkgdown's reference step (`make site`), checked in seconds
+# without pkgdown: every topic in _pkgdown.yml's reference index, every
+# vignette in its articles, every usage parseable (scripts/check-reference.R).
+check-reference:
+	$(call extra-deps,yaml)
+	$(RSCRIPT) scripts/check-reference.R
 
 # The chunked fit on real engines (tests/testthat/test-engines-*.R): a
 # one-node Slurm cluster, a throwaway PostgreSQL server and an SSH server on

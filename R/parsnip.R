@@ -190,9 +190,9 @@ prob_columns <- function(x, object) as.data.frame(x, optional = TRUE)
 #'   each row of `new_data` a tibble with one row per penalty, `penalty` and
 #'   the predictions (`.pred`, `.pred_class` or `.pred_<class>`), as for
 #'   parsnip's glmnet engine.
-#' @usage \method{multi_predict}{`_rlsc`}(object, new_data, type = NULL, penalty = NULL, ...)
-#' @usage \method{multi_predict}{`_rlsc_kernel_fit`}(object, new_data, type = NULL, penalty = NULL, ...)
-#' @usage \method{multi_predict}{`_rlsc_features_fit`}(object, new_data, type = NULL, penalty = NULL, ...)
+#' @usage \method{multi_predict}{_rlsc}(object, new_data, type = NULL, penalty = NULL, ...)
+#' @usage \method{multi_predict}{_rlsc_kernel_fit}(object, new_data, type = NULL, penalty = NULL, ...)
+#' @usage \method{multi_predict}{_rlsc_features_fit}(object, new_data, type = NULL, penalty = NULL, ...)
 #' @rawNamespace S3method(parsnip::multi_predict, "_rlsc", multi_predict_rlsc)
 #' @rawNamespace S3method(parsnip::multi_predict, "_rlsc_kernel_fit", multi_predict_rlsc)
 #' @rawNamespace S3method(parsnip::multi_predict, "_rlsc_features_fit", multi_predict_rlsc)
