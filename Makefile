@@ -1,5 +1,10 @@
 # Developer entry points.  Every target installs what it needs first, so a
-# fresh machine of this kind only needs `make demo` or `make test`.
+# fresh machine of this kind only needs `make demo` or `make test`: the demo
+# only what the package and its vignettes need (demo-deps: Debian's pandoc,
+# knitr and rmarkdown; 1.5 minutes in all, 3 on a busy machine), the test
+# everything the full check needs (deps: the whole Suggests tree, tidymodels
+# compiled from CRAN, about 30 minutes the first time, then 10 for the
+# check).  Times on 2 cores shared with other jobs (README.md's first lines).
 R       ?= R
 RSCRIPT ?= Rscript
 PKG     := rlsc
@@ -20,7 +25,7 @@ ENGINE_CMDS := /usr/sbin/slurmctld /usr/sbin/slurmd /usr/sbin/slurmdbd /usr/sbin
 CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false \
              _R_CHECK_SYSTEM_CLOCK_=false NOT_CRAN=true RLSC_OPENBLAS=$(CURDIR)/.deps/openblas
 
-.PHONY: deps install demo readme test test-openblas unit check check-depends-only check-reference test-engines bench-engines bench-floor bench-targets bench-memory valgrind sanitize \
+.PHONY: deps demo-deps install demo readme test test-openblas unit check check-depends-only check-reference test-engines bench-engines bench-floor bench-targets bench-memory valgrind sanitize \
         sanitize-build fuzz fuzz-native combinations bench bench-kernel bench-scale bench-kfold bench-peers \
         bench-eigen bench-threads bench-banded bench-per-response bench-deps docs clean site-deps site \
         site-check coverage lint
@@ -46,6 +51,14 @@ deps:
 	  mkdir -p /etc/slurm && printf 'ClusterName=localhost\nSlurmctldHost=localhost\n' > /etc/slurm/slurm.conf; \
 	fi
 
+# What `make demo` needs, and no more: the package imports base packages
+# only, and its vignettes need knitr, rmarkdown and pandoc (Debian's
+# r-cran-knitr, r-cran-rmarkdown and pandoc; CRAN's knitr and rmarkdown where
+# apt cannot be used).  Vignette chunks that need a suggested package are
+# skipped without it.
+demo-deps:
+	$(call extra-deps,knitr rmarkdown,pandoc,pandoc)
+
 docs: deps
 	$(RSCRIPT) -e 'roxygen2::roxygenise()'
 
@@ -56,7 +69,10 @@ install: deps
 
 # Built (vignettes included) and installed from the tarball, so that
 # vignette("rlsc"), which the README points to, is there; then the demo.
-demo: $(TARBALL)
+# Installs only demo-deps: a tarball built by an earlier `make demo` is
+# never reused by `make test`, which builds its own after `make deps`.
+demo: demo-deps
+	$(R) CMD build .
 	$(R) CMD INSTALL --no-multiarch $(TARBALL)
 	$(RSCRIPT) scripts/demo.R
 
