@@ -12,7 +12,6 @@
 # known defects (fuzz_known_defects) are left out, their tests skipped.
 
 test_that("fuzzed problems give a correct answer, a clear error or a warning, never a silent wrong value", {
-  skip_if_not_installed("Matrix")   # suggested: some problems have sparse x
   first <- as.integer(Sys.getenv("RLSC_FUZZ_FIRST", "1"))
   cases <- as.integer(Sys.getenv("RLSC_FUZZ_CASES", "200"))
   seeds <- setdiff(seq(first, length.out = cases), unlist(fuzz_known_defects))
