@@ -1,5 +1,10 @@
 # Developer entry points.  Every target installs what it needs first, so a
-# fresh machine of this kind only needs `make demo` or `make test`.
+# fresh machine of this kind only needs `make demo` or `make test`: the demo
+# only what the package and its vignettes need (demo-deps: Debian's pandoc,
+# knitr and rmarkdown; 1.5 minutes in all, 3 on a busy machine), the test
+# everything the full check needs (deps: the whole Suggests tree, tidymodels
+# compiled from CRAN, about 30 minutes the first time, then 10 for the
+# check).  Times on 2 cores shared with other jobs (README.md's first lines).
 R       ?= R
 RSCRIPT ?= Rscript
 PKG     := rlsc
@@ -22,7 +27,7 @@ CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false 
              _R_CHECK_SYSTEM_CLOCK_=false NOT_CRAN=true RLSC_OPENBLAS=$(CURDIR)/.deps/openblas \
              RLSC_SOURCE=$(CURDIR)
 
-.PHONY: deps install demo readme test test-openblas unit check test-engines bench-engines bench-floor bench-targets bench-memory valgrind sanitize \
+.PHONY: deps demo-deps install demo readme test test-openblas unit check check-depends-only check-reference test-engines bench-engines bench-floor bench-targets bench-memory valgrind sanitize \
         sanitize-build fuzz fuzz-native combinations metamorphic bench bench-kernel bench-scale bench-kfold bench-peers \
         bench-eigen bench-threads bench-banded bench-per-response bench-deps docs clean site-deps site \
         site-check coverage lint
@@ -48,6 +53,14 @@ deps:
 	  mkdir -p /etc/slurm && printf 'ClusterName=localhost\nSlurmctldHost=localhost\n' > /etc/slurm/slurm.conf; \
 	fi
 
+# What `make demo` needs, and no more: the package imports base packages
+# only, and its vignettes need knitr, rmarkdown and pandoc (Debian's
+# r-cran-knitr, r-cran-rmarkdown and pandoc; CRAN's knitr and rmarkdown where
+# apt cannot be used).  Vignette chunks that need a suggested package are
+# skipped without it.
+demo-deps:
+	$(call extra-deps,knitr rmarkdown,pandoc,pandoc)
+
 docs: deps
 	$(RSCRIPT) -e 'roxygen2::roxygenise()'
 
@@ -58,7 +71,10 @@ install: deps
 
 # Built (vignettes included) and installed from the tarball, so that
 # vignette("rlsc"), which the README points to, is there; then the demo.
-demo: $(TARBALL)
+# Installs only demo-deps: a tarball built by an earlier `make demo` is
+# never reused by `make test`, which builds its own after `make deps`.
+demo: demo-deps
+	$(R) CMD build .
 	$(R) CMD INSTALL --no-multiarch $(TARBALL)
 	$(RSCRIPT) scripts/demo.R
 
@@ -88,6 +104,31 @@ check test: $(TARBALL)
 	@grep -q '^Status: OK' $(PKG).Rcheck/00check.log || { echo "R CMD check status is not OK"; exit 1; }
 	@sed -n 's/.*\[ FAIL \([0-9]*\) | WARN [0-9]* | SKIP \([0-9]*\) | PASS \([0-9]*\) \].*/\3 passed, \1 failed, \2 skipped/p' \
 	  $(PKG).Rcheck/tests/testthat.Rout | tail -n 1
+
+# R CMD check as CRAN's check without suggested packages runs it
+# (_R_CHECK_DEPENDS_ONLY_), and with R's recommended packages hidden too
+# (_R_CHECK_NO_RECOMMENDED_: Matrix and MASS are suggested, and an R may come
+# without them): the examples, tests and vignettes see the packages of Depends
+# and Imports (base packages), testthat, knitr and rmarkdown (VignetteBuilder)
+# and theirs, nothing else.  Every use of a suggested package must check for
+# it first (skip_if_not_installed(), @examplesIf, a chunk's
+# eval = requireNamespace()).  With the reduced fuzz test and combination
+# matrix of `make unit`, into check/depends-only/ (`make test`'s rlsc.Rcheck
+# stays).  About 4 minutes, the tarball's build included.
+DEPENDS_ONLY_DIR := check/depends-only
+check-depends-only: $(TARBALL)
+	rm -rf $(DEPENDS_ONLY_DIR) && mkdir -p $(DEPENDS_ONLY_DIR)
+	$(CHECK_ENV) _R_CHECK_DEPENDS_ONLY_=true _R_CHECK_NO_RECOMMENDED_=true RLSC_FUZZ_CASES=$(UNIT_FUZZ_CASES) \
+	  RLSC_COMBINATIONS=$(UNIT_COMBINATIONS) $(R) CMD check --no-manual -o $(DEPENDS_ONLY_DIR) $(TARBALL)
+	@grep -q '^Status: OK' $(DEPENDS_ONLY_DIR)/$(PKG).Rcheck/00check.log || \
+	  { echo "R CMD check without suggested packages: status is not OK"; exit 1; }
+
+# What stops pkgdown's reference step (`make site`), checked in seconds
+# without pkgdown: every topic in _pkgdown.yml's reference index, every
+# vignette in its articles, every usage parseable (scripts/check-reference.R).
+check-reference:
+	$(call extra-deps,yaml)
+	$(RSCRIPT) scripts/check-reference.R
 
 # The chunked fit on real engines (tests/testthat/test-engines-*.R): a
 # one-node Slurm cluster, a throwaway PostgreSQL server and an SSH server on
@@ -376,4 +417,4 @@ bench-memory: install
 
 clean:
 	rm -rf $(PKG).Rcheck $(PKG)_*.tar.gz src/*.o src/*.so demo-output valgrind-lib valgrind-*.log valgrind-claims \
-	  sanitize-lib sanitize.log fuzz-native.log site-lib site-screenshots
+	  sanitize-lib sanitize.log fuzz-native.log site-lib site-screenshots check

@@ -269,9 +269,10 @@ dual_coef_of <- function(eng, cf) {
 }
 
 # ((X - 1 shift') - 1 center')' c, moving dense X before the product (no
-# cancellation of a large common offset); sparse X is not moved (center NULL).
+# cancellation of a large common offset); sparse X is not moved (center NULL),
+# nor X without an intercept (center NULL too: dense X needs no Matrix then).
 centered_crossprod <- function(x, shift, center, c) {
-  if (is.null(center)) return(as.matrix(Matrix::crossprod(x, c)))
+  if (is.null(center)) return(as.matrix(if (is_sparse(x)) Matrix::crossprod(x, c) else crossprod(x, c)))
   crossprod((x - rep_each(shift, nrow(x))) - rep_each(center, nrow(x)), c)
 }
 

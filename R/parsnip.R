@@ -102,7 +102,7 @@
 #' @param ... further arguments of [rlsc()].
 #' @return `rlsc_train()`: an [rlsc()] fit.
 #' @name rlsc_engine
-#' @aliases rlsc-parsnip
+#' @aliases rlsc-parsnip predict._rlsc multi_predict._rlsc tidy._rlsc
 #' @seealso `vignette("rlsc")` for the engine in a tuning workflow.
 #' @examples
 #' fit <- rlsc_train(as.matrix(mtcars[, -1]), mtcars$mpg, penalty = 2)
@@ -294,7 +294,7 @@ engine_penalty <- function(object, penalty = NULL) {
 #'   `penalty`): a tibble of `term`, `estimate` and `penalty` (with `class`
 #'   first for three or more classes, `response` for several outcomes), as
 #'   the glmnet engine's; kernel fits have a coefficient per training row.
-#' @usage \method{predict}{`_rlsc`}(object, new_data, type = NULL, opts = list(), penalty = NULL, ...)
+#' @usage \method{predict}{_rlsc}(object, new_data, type = NULL, opts = list(), penalty = NULL, ...)
 #' @rawNamespace S3method(predict, "_rlsc", predict_rlsc_engine)
 #' @rawNamespace S3method(predict, "_rlsc_kernel_fit", predict_rlsc_engine)
 #' @rawNamespace S3method(predict, "_rlsc_features_fit", predict_rlsc_engine)
@@ -328,7 +328,7 @@ predict_at_penalty <- function(object, new_data, ...) {
 }
 
 #' @rdname rlsc_engine
-#' @usage \method{multi_predict}{`_rlsc`}(object, new_data, type = NULL, penalty = NULL, ...)
+#' @usage \method{multi_predict}{_rlsc}(object, new_data, type = NULL, penalty = NULL, ...)
 #' @rawNamespace S3method(parsnip::multi_predict, "_rlsc", multi_predict_rlsc)
 #' @rawNamespace S3method(parsnip::multi_predict, "_rlsc_kernel_fit", multi_predict_rlsc)
 #' @rawNamespace S3method(parsnip::multi_predict, "_rlsc_features_fit", multi_predict_rlsc)
@@ -377,7 +377,7 @@ multi_predict_rlsc <- function(object, new_data, type = NULL, penalty = NULL, ..
 }
 
 #' @rdname rlsc_engine
-#' @usage \method{tidy}{`_rlsc`}(x, penalty = NULL, ...)
+#' @usage \method{tidy}{_rlsc}(x, penalty = NULL, ...)
 #' @rawNamespace S3method(generics::tidy, "_rlsc", tidy_rlsc_engine)
 #' @rawNamespace S3method(generics::tidy, "_rlsc_kernel_fit", tidy_rlsc_engine)
 #' @rawNamespace S3method(generics::tidy, "_rlsc_features_fit", tidy_rlsc_engine)

@@ -8,6 +8,9 @@
 # database, gets no database: such calls (RhpcBLASctl, duckdb, sparklyr in
 # vignette("chunked")) stay plain code.  Installed packages are linked as usual.
 options(pkgdown.internet = FALSE, repos = c(CRAN = "@CRAN@"))
+# (packages the vignettes load ask timedatectl for the time zone, which warns
+# in containers without systemd)
+if (!nzchar(Sys.getenv("TZ"))) Sys.setenv(TZ = "UTC")
 utils::assignInNamespace("CRAN_urls", function() NULL, "downlit")
 pkgdown::build_site(".", install = FALSE, new_process = FALSE, preview = FALSE)
 

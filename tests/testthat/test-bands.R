@@ -439,6 +439,7 @@ test_that("the SVD route for graded weights gives the same fit from chunks and s
 })
 
 test_that("tidy(what = \"bands\") reads each response column's own curve, whatever its name (issue 46)", {
+  skip_if_not_installed("generics")
   d <- band_data()
   colnames(d$y) <- c("a", "a", "b")   # the second `a` once read the first's curve
   tables <- ref_band_tables(d$x, d$y, d$w, d$group, d$cand, d$lambda)

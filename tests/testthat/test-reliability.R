@@ -148,6 +148,7 @@ test_that("y of 1e150 and 1e-130 has the criteria and standard errors of y, scal
 })
 
 test_that("large common offsets: sparse x, the linear kernel and the polynomial kernel are exact or warn", {
+  has_matrix <- requireNamespace("Matrix", quietly = TRUE)   # suggested: for the sparse cases
   set.seed(7)
   z <- matrix(rnorm(30 * 4), 30)
   y <- drop(z %*% c(1, -1, 0.5, 0.2)) + rnorm(30)
@@ -165,13 +166,17 @@ test_that("large common offsets: sparse x, the linear kernel and the polynomial 
     xw <- zw + off
     lam <- 1
     ref <- drop(ref_loo_qr(x, y, lambda = lam))
-    check(rlsc(Matrix::Matrix(x, sparse = TRUE), y, lambda = c(10, lam)), ref, lam,
-          paste("sparse primal", off))
+    if (has_matrix) {
+      check(rlsc(Matrix::Matrix(x, sparse = TRUE), y, lambda = c(10, lam)), ref, lam,
+            paste("sparse primal", off))
+    }
     check(rlsc(x, y, kernel = kernel_linear(), lambda = c(10, lam), mode = "dual"), ref, lam,
           paste("dense dual", off))
     refw <- drop(ref_loo_qr(xw, yw, lambda = lam))
-    check(rlsc(Matrix::Matrix(xw, sparse = TRUE), yw, lambda = c(10, lam)), refw, lam,
-          paste("sparse dual", off))
+    if (has_matrix) {
+      check(rlsc(Matrix::Matrix(xw, sparse = TRUE), yw, lambda = c(10, lam)), refw, lam,
+            paste("sparse dual", off))
+    }
     check(rlsc(xw, yw, lambda = c(10, 1e-3)), drop(ref_loo_qr(xw, yw, lambda = 1e-3)), 1e-3,
           paste("dense dual at 1e-3", off))
     refp <- drop(ref_loo_qr(poly2_features(x), y, lambda = lam))
@@ -188,16 +193,12 @@ test_that("large common offsets: sparse x, the linear kernel and the polynomial 
   x <- z + 1e8
   expect_no_warning(fit <- rlsc_short(x, y, lambda = c(10, 1), mode = "dual"))
   expect_lt(rel_err(loo_predict(fit, 1), drop(ref_loo_qr(x, y, lambda = 1))), 1e-6)
+  skip_if_not(has_matrix, "Matrix (suggested) is not installed: the sparse cases did not run")
 })
 
 test_that("unclear errors are clear: each names the argument and the problem", {
   d <- make_data(20, 3, seed = 41)
   k <- ref_rbf(d$x, sigma = 2)
-  # a sparse precomputed kernel is the dense one
-  fit <- rlsc_short(Matrix::Matrix(k, sparse = TRUE), d$y, kernel = "precomputed", lambda = c(1, 0.1))
-  expect_identical(fit$path, rlsc_short(k, d$y, kernel = "precomputed", lambda = c(1, 0.1))$path)
-  expect_equal(predict(fit, Matrix::Matrix(k[1:3, ], sparse = TRUE), lambda = 0.1),
-               predict(fit, k[1:3, ], lambda = 0.1))
   # one dominant weight with an intercept: no lambda gives it a LOO value
   w <- rep(1, 20)
   w[3] <- 1e20
@@ -244,6 +245,12 @@ test_that("unclear errors are clear: each names the argument and the problem", {
   on.exit(dev.off())
   # lambda = 0 is drawn at the left end of the axis, behind a break
   expect_no_error(plot(fit))
+  skip_if_not_installed("Matrix")   # suggested: the rest of the test needs it
+  # a sparse precomputed kernel is the dense one
+  fit <- rlsc_short(Matrix::Matrix(k, sparse = TRUE), d$y, kernel = "precomputed", lambda = c(1, 0.1))
+  expect_identical(fit$path, rlsc_short(k, d$y, kernel = "precomputed", lambda = c(1, 0.1))$path)
+  expect_equal(predict(fit, Matrix::Matrix(k[1:3, ], sparse = TRUE), lambda = 0.1),
+               predict(fit, k[1:3, ], lambda = 0.1))
 })
 
 test_that("a dual fit that cannot fit in memory says so up front, with the size it needs", {

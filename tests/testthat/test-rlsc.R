@@ -108,6 +108,7 @@ test_that("lambda = 0 with n > d gives lm()'s PRESS residuals", {
 })
 
 test_that("lambda = 0 in the dual form is the minimum-norm interpolant with NA LOO values", {
+  skip_if_not_installed("MASS")
   d <- make_data(8, 20, seed = 8)
   expect_warning(fit <- rlsc_short(d$x, d$y, lambda = c(1, 0)),
                  "undefined \\(NA\\) for up to 8 point\\(s\\) at 1 value\\(s\\)")

@@ -7,6 +7,7 @@ ref_scale <- function(x, w = rep(1, nrow(x)), intercept = TRUE) {
 }
 
 test_that("standardize = TRUE is MASS::lm.ridge's model, coefficients in original units", {
+  skip_if_not_installed("MASS")
   fit <- rlsc_short(mpg ~ ., data = mtcars, standardize = TRUE, lambda = c(20, 5, 1))
   for (l in c(20, 5, 1)) {
     expect_equal(unname(coef(fit, l)), unname(coef(MASS::lm.ridge(mpg ~ ., data = mtcars, lambda = l))),
