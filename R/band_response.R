@@ -51,9 +51,8 @@ search_per_response <- function(search, spec) {
     }
   }
   if (anyNA(cand)) {
-    stop_arg("the ", if (spec$cv$type == "kfold") "cross-validation" else "leave-one-out",
-             " criterion is undefined (NA) at every value of `lambda` for every candidate for ",
-             "response column(s) ", name_list(responses[is.na(cand)]), "; use larger values of `lambda`")
+    stop_undefined(spec$cv$type == "kfold", paste0(" for every candidate for response column(s) ",
+                                                   name_list(responses[is.na(cand)])), single = FALSE)
   }
   list(lambda = lambda, cand = cand, imin = imin, i1se = i1se, scores = scores, value = value,
        zero_na = zero_na,

@@ -90,11 +90,13 @@ select_lambda <- function(cvm, cvsd, tiebreak = NULL, maximize = FALSE) {
 # fit interpolates a point at each lambda, or the AUC's values are not
 # resolved): there is nothing to choose by, as cv.glmnet has no lambda.min
 # without a curve.  A single lambda needs no criterion (select_columns()).
-stop_undefined <- function(kfold = FALSE, which = NULL) {
+# `single`: whether a single lambda would fit (a banded search chooses its
+# candidates by the criterion even then).
+stop_undefined <- function(kfold = FALSE, which = NULL, single = TRUE) {
   stop_arg("the ", if (kfold) "cross-validation" else "leave-one-out",
            " criterion is undefined (NA) at every value of `lambda`", which,
-           ", so none can be chosen; use larger values of `lambda`, or a single value to fit ",
-           "at it without a criterion")
+           ", so none can be chosen; use larger values of `lambda`",
+           if (single) ", or a single value to fit at it without a criterion")
 }
 
 # The columns mse_<response><suffix> of a validation table as a lambdas x

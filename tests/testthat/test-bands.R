@@ -557,3 +557,17 @@ test_that("predict() and loo_predict() of a banded fit warn where its candidates
   expect_no_warning(predict(fit, x[1:3, ]))
   expect_no_warning(loo_predict(fit))
 })
+
+test_that("a banded grid whose criterion is undefined everywhere ends in the one message of every fit", {
+  # lambda = 0 with as many columns as rows of positive weight less one:
+  # every candidate interpolates every row
+  set.seed(12)
+  x <- matrix(rnorm(6 * 5), 6)
+  y <- cbind(a = rnorm(6), b = rnorm(6))
+  # (candidates weighing both groups: one weighing a group 0 drops its directions)
+  expect_error(suppressWarnings(rlsc(x, y, bands = rep(c("p", "q"), c(2, 3)), lambda = c(1e-200, 0),
+                                     band_weights = rbind(c(0.5, 0.5), c(0.3, 0.7)), per_response = TRUE)),
+               paste0("^the leave-one-out criterion is undefined \\(NA\\) at every value of `lambda` for every ",
+                      "candidate for response column\\(s\\) `a`, `b`, so none can be chosen; use larger ",
+                      "values of `lambda`$"))
+})
