@@ -11,7 +11,8 @@
 #             (random features: nothing more, the kernel piece is the features)
 #   gram      the r x r Gram of the features, crossprod() (one dsyrk)
 #   basis     the rows' coordinates, K(x, Z) %*% v (m x r): one gemm
-#   lev       the leverages at every lambda, (B * B) %*% F with F r x 100
+#   lev       the leverages at every lambda, (B * B) %*% F with F r x 100,
+#             and the fitted values at every lambda, B %*% G (G r x 100)
 #   eigen     the m x m eigendecompositions: K(Z, Z) (Nystrom) and the Gram
 #
 # floor5_s is the sum of the first five (the floor issue 49 names); floor_s
@@ -107,6 +108,7 @@ floor_pieces <- function(kind, x, sigma, z, omega, b) {
     k <- kblock(rows_of(i))   # timed once: the floor counts the kernel block once
     bas <- clock("basis", k %*% v)
     clock("lev", (bas * bas) %*% f)
+    clock("lev", bas %*% f)   # (B G: any r x 100 matrix G, as the fitted values take)
   }
   t[["kernel"]] <- t[["kernel"]] / 2
   c(t, r = r)
