@@ -336,8 +336,9 @@ bench-kernel: install
 	$(BENCH_ENV) $(RSCRIPT) bench/kernel.R
 
 # Nystrom and random features (n = 1e5, m = 1000, 5 sigma x 100 lambda)
-# against their floor, the pieces timed alone in the same run (about 15
-# minutes under OpenBLAS on an idle machine); RLSC_BENCH_NS=1e5,1e6 for both
+# against their floor, the pieces timed alone in the same run (two runs of
+# one kind took 35 minutes under OpenBLAS on this machine at a load average
+# of 11, three times its cores' worth); RLSC_BENCH_NS=1e5,1e6 for both
 # sizes, RLSC_BENCH_PLAN=multisession for the chunked fit on that plan
 bench-nystrom: install
 	$(BENCH_ENV) $(RSCRIPT) bench/nystrom_floor.R

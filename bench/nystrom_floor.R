@@ -21,6 +21,11 @@
 # eigenvectors give the basis), so it computes the kernel block twice where
 # the floor counts it once: the data are not kept as n x m features.
 #
+# On a machine loaded beyond its cores the eigendecompositions under
+# OpenBLAS swing tenfold (1000 x 1000 took 1 to 33 s at a load average of 11
+# on 2 cores, in the fit and in the floor alike): there read vs_floor5 and
+# the table of the fit's calls against the floor's pieces.
+#
 # fit_s is rlsc()'s whole search divided by the number of sigma;
 # vs_floor = fit_s / floor_s, vs_floor5 = fit_s / floor5_s, each the median
 # of the runs' own ratios (fit and floor alternated in every run, so that a
