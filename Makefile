@@ -29,7 +29,7 @@ CHECK_ENV := _R_CHECK_CRAN_INCOMING_=false _R_CHECK_CRAN_INCOMING_REMOTE_=false 
 
 .PHONY: deps demo-deps install demo readme test test-openblas unit check check-depends-only check-reference test-engines bench-engines bench-floor bench-targets bench-memory valgrind sanitize \
         sanitize-build fuzz fuzz-native combinations metamorphic bench bench-kernel bench-scale bench-kfold bench-peers \
-        bench-eigen bench-threads bench-banded bench-per-response bench-deps docs clean site-deps site \
+        bench-eigen bench-threads bench-nystrom bench-banded bench-per-response bench-deps docs clean site-deps site \
         site-check coverage lint
 
 deps:
@@ -375,6 +375,14 @@ bench-per-response: install
 # about 25 minutes: 5 RBF widths x 100 lambdas at n = 2000, against eigen(), kernlab, KRLS
 bench-kernel: install
 	$(BENCH_ENV) $(RSCRIPT) bench/kernel.R
+
+# Nystrom and random features (n = 1e5, m = 1000, 5 sigma x 100 lambda)
+# against their floor, the pieces timed alone in the same run (two runs of
+# one kind took 35 minutes under OpenBLAS on this machine at a load average
+# of 11, three times its cores' worth); RLSC_BENCH_NS=1e5,1e6 for both
+# sizes, RLSC_BENCH_PLAN=multisession for the chunked fit on that plan
+bench-nystrom: install
+	$(BENCH_ENV) $(RSCRIPT) bench/nystrom_floor.R
 
 # exact 10-fold CV against cv.glmnet and scikit-learn (about 15 minutes)
 bench-kfold: install bench-deps

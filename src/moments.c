@@ -375,7 +375,13 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
        one thread, of about 2e8 operations at most) are accumulated apart and
        merged in order, when their moments take no more than half the size
        of the rows they summarize; else the blocks go in turn, their pieces
-       of columns computed by the threads.  Both depend on the sizes only. */
+       of columns computed by the threads.  Large blocks go in chunks too
+       when there are at least 8 chunks (the rounds then keep every thread
+       busy): the blocks in turn take two parallel regions per block, and
+       on a busy machine a block of the Gram of 1000 Nystrom features (523
+       rows) waited for a descheduled thread in each: the moments of 4194 x
+       1000 took 3.1 times crossprod() there, 2.0 in chunks (issue 49).
+       Which way depends on the sizes only. */
     double block_work = (double) m.nb_max * d * ((full ? d : 1) + 2.0 * nt);
     double per_chunk = (double) ns + nc + 2.0 * d + nt;
     int nchunk = (int) fmin(16.0, floor((double) n * (d + nt) / (2.0 * per_chunk)));
@@ -391,7 +397,7 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
        small to split (1000 x 100 took 1.4 ms on two threads against 1.2 on
        one), its rows are not (the Gram of 1000 x 100 on an Intel Xeon under
        OpenBLAS: 2.2 ms as one chunk, 1.2 ms as four on two threads). */
-    if (block_work < 5e7 && nchunk >= 2 && (full || total >= 2)) {
+    if ((block_work < 5e7 || total >= 8) && nchunk >= 2 && (full || total >= 2)) {
         /* (scratch for the chunks and threads there are: one chunk runs on
            the calling thread; for blocks of at most a chunk's rows, which
            are the same blocks: a chunk's rows start its first block.  A

@@ -134,6 +134,28 @@ test_that("kernel, dual and many-response fits do not depend on the number of th
   expect_identical(col_with(2L), col_with(1L))
 })
 
+test_that("a wide Gram over many row blocks, in rounds of chunks, equals the two-pass moments on any threads", {
+  # 8 chunks of 1024 rows of 300 columns: large blocks, which go in rounds of
+  # chunks once there are 8 of them (the Gram of Nystrom features, issue 49)
+  set.seed(49)
+  n <- 8192
+  x <- matrix(rnorm(n * 300, mean = 1e3), n)
+  y <- matrix(rnorm(n * 2), n)
+  w <- runif(n) * (runif(n) > 0.05)
+  mom_with <- function(th) with_threads(th, rlsc:::c_moments(x, y, w, x[1, ], y[1, ], TRUE))
+  mom <- mom_with(2L)
+  expect_identical(mom_with(1L), mom)
+  expect_identical(mom_with(3L), mom)
+  wmean <- function(col) sum(w * col) / sum(w)
+  xbar <- apply(x, 2, wmean)
+  ybar <- apply(y, 2, wmean)
+  xc <- sweep(x, 2, xbar)
+  expect_equal(x[1, ] + mom$xbar, xbar, tolerance = 1e-13)
+  expect_equal(mom$sxx, crossprod(xc, w * xc), tolerance = 1e-10)
+  expect_equal(mom$sxy, crossprod(xc, w * sweep(y, 2, ybar)), tolerance = 1e-10)
+  expect_equal(mom$sumw, sum(w))
+})
+
 test_that("the calibration map's loss, gradient and Hessian do not depend on the number of threads", {
   # 12 blocks of 512 rows of 10 classes: above the threads' threshold
   set.seed(12)
