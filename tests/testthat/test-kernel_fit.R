@@ -431,8 +431,15 @@ test_that("sigma = NULL on 2000 rows screens sigma for regression; explicit sigm
   skip_on_cran()
   d <- sine_data(2000, 492)
   set.seed(2)
-  fit <- rlsc_short(d$x, d$y, kernel = kernel_rbf())
+  warned <- character()
+  fit <- withCallingHandlers(rlsc(d$x, d$y, kernel = kernel_rbf()), warning = function(w) {
+    warned <<- c(warned, conditionMessage(w))
+    invokeRestart("muffleWarning")
+  })
   expect_screen_of_sample(fit, d$x, d$y)
+  # the warning of a sigma at an end of the values tried reads the screen
+  expect_identical(any(grepl("`sigma` = .* is the (smallest|largest) value tried", warned)),
+                   any(fit$sigma_screen$table$chosen[c(1L, 5L)] == "*"))
   # sigma = c(...) keeps the exact search on every row: two settings, each
   # its whole path, the screened one's that of the default fit
   other <- setdiff(fit$sigma_screen$table$sigma, fit$sigma_min)[1L]
