@@ -72,12 +72,22 @@ linear_search <- function(data, spec) {
        what = "the weighted cross-products of `x`")
 }
 
+# (an RBF kernel without sigma on many rows: the bandwidth screened on a
+# sample of the rows first, screen_sigma(), kernels.R)
 kernel_search <- function(data, spec) {
   kernel <- spec$kernel
   sd <- standardize_rows(data, spec)
+  screen <- NULL
   if (kernel$name == "rbf" && is.null(kernel$params$sigma)) {
     kernel$params$sigma <- sigma_grid(sample_pass(data, spec, 1000L)$x, sd)
+    screen <- screen_sigma(kernel, data, spec, function(rows) exact_search(kernel, rows, spec, sd))
+    if (!is.null(screen)) kernel$params$sigma <- screen$sigma
   }
+  c(exact_search(kernel, data, spec, sd), list(screen = screen))
+}
+
+# The search over the settings of an exact kernel (its parameters given).
+exact_search <- function(kernel, data, spec, sd) {
   settings <- expand_kernel(kernel)
   list(settings = settings$kernels, grid = settings$grid, form = "dual", kernel = kernel, sd = sd,
        build = function(kern) dual_build(kern, data, spec, sd),
@@ -261,7 +271,7 @@ search_settings <- function(search, spec) {
     cli::cli_progress_bar("Exact LOO over the kernel parameters", total = nk)
   }
   tables <- vector("list", nk)
-  scores <- rep(NA_real_, nk)
+  scores <- lambdas <- rep(NA_real_, nk)
   best <- NULL
   for (j in seq_len(nk)) {
     built <- search$build(settings[[j]])
@@ -274,6 +284,7 @@ search_settings <- function(search, spec) {
                            if (tiebreak) grid$path$mse)
       score <- c(value[sel$index_min], if (tiebreak) grid$path$mse[sel$index_min])
       scores[j] <- score[1L]
+      lambdas[j] <- grid$path$lambda[sel$index_min]
       if (is.null(best) || better_score(score, best$score)) {
         best <- c(built, grid, list(j = j, score = score, setting = settings[[j]]))
       }
@@ -285,6 +296,7 @@ search_settings <- function(search, spec) {
   if (is.null(best)) stop_undefined(spec$cv$type == "kfold", if (nk > 1L) " for every kernel parameter")
   best$tables <- tables
   best$scores <- scores
+  best$lambdas <- lambdas
   best
 }
 
@@ -445,7 +457,9 @@ new_fit <- function(call, best, search, spec) {
     check_boundary(extended, eng, lambda, sel$index_min, spec$crit)
   }
   # (settings that all give the same criterion leave nothing to extend)
-  if (length(unique(best$scores)) > 1L) warn_kernel_boundary(search$grid, best$j)
+  # (a screened sigma: at an end of the screen's values)
+  choice <- search$screen %||% list(grid = search$grid, scores = best$scores, j = best$j)
+  if (length(unique(choice$scores)) > 1L) warn_kernel_boundary(choice$grid, choice$j)
   kernel <- if (!is.null(best$setting)) {
     chosen <- best$setting
     rbf <- identical(chosen$name, "rbf") || identical(chosen$base, "rbf") ||
@@ -457,7 +471,8 @@ new_fit <- function(call, best, search, spec) {
     }
     rownames(kernel_path) <- NULL
     list(kernel = chosen, sigma_min = if (rbf) chosen$params$sigma, kernel_grid = grid,
-         kernel_path = kernel_path, index_kernel = best$j, features = best$features)
+         kernel_path = kernel_path, index_kernel = best$j, features = best$features,
+         sigma_screen = search$screen[c("rows", "table")])
   }
   sd <- best$sd %||% search$sd
   if (!is.null(kernel) && !spec$keep_eigen && inherits(eng, "rlsc_dual")) {

@@ -86,8 +86,13 @@ kernel_description <- function(x) {
   how <- if (is.numeric(x$cv)) paste0("exact ", x$cv, "-fold CV") else {
     if (identical(x$cv, "gcv")) "GCV" else "exact LOO"
   }
+  screen <- x$sigma_screen
   paste0(format(x$kernel), if (!is.null(x$bands)) " of each band's columns",
-         if (n > 1L) sprintf(", chosen among %d settings by %s", n, how))
+         if (n > 1L) sprintf(", chosen among %d settings by %s", n, how),
+         if (!is.null(screen)) {
+           sprintf(", chosen among %d values by %s on a sample of %d rows", nrow(screen$table), how,
+                   length(screen$rows))
+         })
 }
 
 criterion_label <- function(criterion, cv = "loo") {
@@ -104,9 +109,10 @@ criterion_label <- function(criterion, cv = "loo") {
 print.rlsc_kernel_fit <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   NextMethod()
   cat("Kernel: ", kernel_description(x), sep = "")
-  if (NROW(x$kernel_grid) > 1L) {
+  table <- if (NROW(x$kernel_grid) > 1L) kernel_summary(x) else x$sigma_screen$table
+  if (!is.null(table)) {
     cat("\n\n")
-    print(kernel_summary(x), digits = digits, row.names = FALSE)
+    print(table, digits = digits, row.names = FALSE)
   }
   cat("\n")
   invisible(x)

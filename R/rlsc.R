@@ -169,7 +169,12 @@
 #'   [kernel_custom()] or [kernel_linear()]. Kernel parameters given as vectors
 #'   are chosen jointly with \eqn{\lambda} by exact LOO: one eigendecomposition
 #'   of the \eqn{n \times n} weighted double-centered kernel matrix per
-#'   setting. See [kernel_linear()] for the kernels; kernel fits (class
+#'   setting. The RBF kernel without `sigma` (`"rbf"`, `kernel_rbf()`) on
+#'   2000 or more rows of positive weight screens its five default bandwidths
+#'   by the same search on a random sample of 1000 rows and then makes the
+#'   one exact decomposition at the bandwidth chosen (see [kernel_rbf()]);
+#'   `kernel_rbf(sigma = c(...))` searches its values exactly on every row.
+#'   See [kernel_linear()] for the kernels; kernel fits (class
 #'   `rlsc_kernel_fit`) have the methods of linear ones, with dual
 #'   coefficients (see [coef.rlsc()]). With several settings in an interactive
 #'   session a progress bar (package cli) appears when the work takes more than
@@ -273,6 +278,11 @@
 #'   Kernel fits (class `rlsc_kernel_fit`) also have
 #'   \item{kernel}{the chosen kernel, with its parameter values.}
 #'   \item{sigma_min}{for the RBF kernel, the chosen \eqn{\sigma}.}
+#'   \item{sigma_screen}{for the RBF kernel without `sigma` on 2000 rows or
+#'     more, how \eqn{\sigma} was screened: `rows`, the sampled rows, and
+#'     `table`, each candidate's best criterion on them and its
+#'     \eqn{\lambda} (on the sample's scale), the chosen one starred;
+#'     otherwise `NULL`.}
 #'   \item{kernel_path}{the LOO table over the whole grid: one row per kernel
 #'     setting and \eqn{\lambda}, with the parameters as the first columns.
 #'     `lambda`, `df`, `cvm`, `path`, `lambda_min` and `lambda_1se` are those

@@ -40,9 +40,20 @@ memory_block <- function(data, i) {
   range <- data$blocks[[i]]
   rows <- data$rows
   if (range[1L] == 1 && range[2L] == nrow(rows$x)) return(rows)
-  take <- seq(range[1L], range[2L])
+  rows_at(rows, seq(range[1L], range[2L]))
+}
+
+# Some rows (`take`, row numbers) of the rows of data in memory.
+rows_at <- function(rows, take) {
   list(x = rows$x[take, , drop = FALSE], y = rows$y[take, , drop = FALSE], w = rows$w[take],
        fold = rows$fold[take])
+}
+
+# Data in memory of some of their rows (`take`, row numbers), in one block.
+data_rows <- function(data, take) {
+  data$rows <- rows_at(data$rows, take)
+  data$blocks <- list(c(1, length(take)))
+  data
 }
 
 # Every row at once, as read_rows() gives them: the dual form and the

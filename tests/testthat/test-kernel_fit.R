@@ -364,3 +364,103 @@ test_that("an RBF fit without intercept moves the rows first: a common offset co
                  tolerance = 1e-10)
   }
 })
+
+# ---- sigma = NULL on 2000 rows or more: the bandwidth screened on a sample ----
+
+# Every output of two fits, at lambda_min and lambda_1se, on the rows and new rows.
+expect_same_fit <- function(a, b, newx, tol = 1e-10) {
+  expect_equal(a$path, b$path, tolerance = tol)
+  expect_equal(a$kernel_path, b$kernel_path, tolerance = tol)
+  expect_identical(a$kernel_grid, b$kernel_grid)
+  expect_equal(c(a$lambda_min, a$lambda_1se), c(b$lambda_min, b$lambda_1se), tolerance = tol)
+  for (l in c("lambda_min", "lambda_1se")) {
+    expect_equal(loo_predict(a, l), loo_predict(b, l), tolerance = tol)
+    expect_equal(predict(a, newx, lambda = l), predict(b, newx, lambda = l), tolerance = tol)
+    expect_equal(coef(a, lambda = l), coef(b, lambda = l), tolerance = tol)
+    expect_equal(fitted(a, lambda = l), fitted(b, lambda = l), tolerance = tol)
+    expect_equal(hatvalues(a, lambda = l), hatvalues(b, lambda = l), tolerance = tol)
+    if (a$type == "classification") {
+      expect_identical(predict(a, newx, lambda = l, type = "class"),
+                       predict(b, newx, lambda = l, type = "class"))
+      expect_equal(predict(a, newx, lambda = l, type = "prob"),
+                   predict(b, newx, lambda = l, type = "prob"), tolerance = tol)
+      expect_equal(loo_predict(a, l, type = "prob"), loo_predict(b, l, type = "prob"), tolerance = tol)
+    }
+  }
+}
+
+# The screen's table against the exact search of its candidates on the
+# sampled rows alone: the same choice, the same criteria.
+expect_screen_of_sample <- function(fit, x, y) {
+  screen <- fit$sigma_screen
+  expect_length(screen$rows, 1000L)
+  expect_equal(nrow(screen$table), 5L)
+  rows <- screen$rows
+  sample_fit <- do.call(rlsc_short, c(list(x[rows, , drop = FALSE], y[rows],
+                                           kernel = kernel_rbf(screen$table$sigma)),
+                                      if (is.factor(y)) list(calibration_folds = 0)))
+  expect_identical(fit$sigma_min, sample_fit$sigma_min)
+  expect_identical(screen$table$chosen == "*", screen$table$sigma == fit$sigma_min)
+  crit <- fit$criterion
+  best <- vapply(split(sample_fit$kernel_path, sample_fit$kernel_path$sigma), function(p) {
+    min(p[[crit]])
+  }, 1)
+  expect_equal(screen$table[[crit]], unname(best[as.character(screen$table$sigma)]), tolerance = 1e-10)
+}
+
+test_that("sigma = NULL on 2000 rows screens sigma on 1000 of them, then fits exactly at it (classes)", {
+  skip_on_cran()   # (several 2000 x 2000 eigendecompositions)
+  set.seed(491)
+  n <- 2000
+  x <- matrix(runif(n * 2, -2, 2), n)
+  y <- factor(ifelse(sin(2 * x[, 1]) + x[, 2]^2 / 2 + rnorm(n, sd = 0.4) > 0.6, "b",
+                     ifelse(x[, 2] > 0, "a", "c")))
+  newx <- matrix(runif(40, -2, 2), 20)
+  set.seed(1)
+  fit <- rlsc_short(x, y, kernel = kernel_rbf(), calibration_folds = 2)
+  expect_screen_of_sample(fit, x, y)
+  expect_equal(nrow(fit$kernel_grid), 1L)
+  expect_output(print(fit), "chosen among 5 values by exact LOO on a sample of 1000 rows")
+  # the lambda path is that of the one exact fit at the screened sigma
+  exact <- rlsc_short(x, y, kernel = kernel_rbf(fit$sigma_min), calibration_folds = 2)
+  expect_null(exact$sigma_screen)
+  expect_same_fit(fit, exact, newx)
+})
+
+test_that("sigma = NULL on 2000 rows screens sigma for regression; explicit sigmas search every row", {
+  skip_on_cran()
+  d <- sine_data(2000, 492)
+  set.seed(2)
+  warned <- character()
+  fit <- withCallingHandlers(rlsc(d$x, d$y, kernel = kernel_rbf()), warning = function(w) {
+    warned <<- c(warned, conditionMessage(w))
+    invokeRestart("muffleWarning")
+  })
+  expect_screen_of_sample(fit, d$x, d$y)
+  # the warning of a sigma at an end of the values tried reads the screen
+  expect_identical(any(grepl("`sigma` = .* is the (smallest|largest) value tried", warned)),
+                   any(fit$sigma_screen$table$chosen[c(1L, 5L)] == "*"))
+  # sigma = c(...) keeps the exact search on every row: two settings, each
+  # its whole path, the screened one's that of the default fit
+  other <- setdiff(fit$sigma_screen$table$sigma, fit$sigma_min)[1L]
+  both <- rlsc_short(d$x, d$y, kernel = kernel_rbf(c(fit$sigma_min, other)))
+  expect_null(both$sigma_screen)
+  expect_equal(both$kernel_grid$sigma, c(fit$sigma_min, other))
+  expect_equal(both$kernel_path[both$kernel_path$sigma == fit$sigma_min, ], fit$kernel_path,
+               tolerance = 1e-10, ignore_attr = TRUE)
+})
+
+test_that("the screen of sigma on pure noise gives the flat fit", {
+  skip_on_cran()
+  set.seed(493)
+  n <- 2000
+  x <- matrix(rnorm(n * 3), n)
+  y <- factor(sample(c("u", "v"), n, TRUE, prob = c(0.3, 0.7)))
+  fit <- rlsc_short(x, y, kernel = kernel_rbf(), calibration_folds = 2)
+  expect_screen_of_sample(fit, x, y)
+  # nothing to learn: the most frequent class everywhere, probabilities near
+  # the class shares
+  newx <- matrix(rnorm(30), 10)
+  expect_true(all(predict(fit, newx, type = "class") == "v"))
+  expect_equal(colMeans(predict(fit, newx, type = "prob")), c(u = 0.3, v = 0.7), tolerance = 0.1)
+})
