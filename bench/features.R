@@ -36,16 +36,12 @@ d <- 10
 m_big <- 1000
 mult <- c(0.25, 0.5, 1, 2, 4)
 
-make_data <- function(n, seed) {
-  set.seed(seed)
-  x <- matrix(rnorm(n * d), n, d)
-  list(x = x, y = sin(2 * x[, 1]) + 0.5 * x[, 2] * x[, 3] + rnorm(n, sd = 0.3))
-}
-s0 <- median(dist(make_data(2000, 1)$x[seq(1, 2000, by = 2), ]))
+source(file.path("bench", "shapes.R"))   # feature_data(), feature_s0()
+make_data <- function(n, seed) feature_data(n, seed, d)
+s0 <- feature_s0(d)
 sigmas <- s0 * mult
 test <- make_data(10000, 99)
 
-elapsed <- function(expr) system.time(expr)[["elapsed"]]
 mse <- function(pred, y) mean((y - pred)^2)
 quiet <- function(expr) suppressWarnings(expr)   # end-of-grid warnings, reported in the tables
 

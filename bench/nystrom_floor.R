@@ -59,12 +59,8 @@ d <- 10
 m <- 1000
 nlambda <- 100
 mult <- c(0.25, 0.5, 1, 2, 4)
-make_data <- function(n, seed) {
-  set.seed(seed)
-  x <- matrix(rnorm(n * d), n, d)
-  list(x = x, y = sin(2 * x[, 1]) + 0.5 * x[, 2] * x[, 3] + rnorm(n, sd = 0.3))
-}
-s0 <- median(dist(make_data(2000, 1)$x[seq(1, 2000, by = 2), ]))
+make_data <- function(n, seed) feature_data(n, seed, d)
+s0 <- feature_s0(d)
 sigmas <- s0 * mult
 block <- rlsc:::feature_block_rows(m, d)
 cat(sprintf("d = %d, m = %d, sigma = s0 x {%s}, s0 = %.3f, %d lambdas, blocks of %d rows\n\n",

@@ -139,3 +139,14 @@ rbf_case <- function() {
   y <- sin(x[, 1]) + 0.5 * x[, 2] * x[, 3] + rnorm(n, sd = 0.3)
   list(x = x, y = y, sigma = median(dist(x[seq(1, n, by = 2), ])) * c(0.25, 0.5, 1, 2, 4))
 }
+
+# The data of the feature-map benches (features.R, nystrom_floor.R): `d`
+# columns of standard normals and a smooth signal with an interaction, and
+# the median heuristic `s0` of a reference sample of it (their sigmas are s0
+# times 1/4 ... 4).
+feature_data <- function(n, seed, d = 10) {
+  set.seed(seed)
+  x <- matrix(rnorm(n * d), n, d)
+  list(x = x, y = sin(2 * x[, 1]) + 0.5 * x[, 2] * x[, 3] + rnorm(n, sd = 0.3))
+}
+feature_s0 <- function(d = 10) median(dist(feature_data(2000, 1, d)$x[seq(1, 2000, by = 2), ]))
