@@ -326,5 +326,13 @@ screen_sigma <- function(kernel, data, spec, search) {
 # The one rule of the screen: a sample of 1000 rows, from 2000 rows of
 # positive weight on (its five decompositions then cost at most 5/8 of the
 # one of the n x n kernel, 1/17 at n = 4435; below, about as much as the
-# exact search's five); 0 for no screen.
-screen_size <- function(npos) if (npos >= 2000) 1000L else 0L
+# exact search's five); 0 for no screen.  Both numbers are the option
+# rlsc.sigma_screen's (?rlsc-package), so that tests and users can move them.
+screen_size <- function(npos) {
+  s <- getOption("rlsc.sigma_screen", c(rows = 2000, sample = 1000))
+  if (!is.numeric(s) || !all(c("rows", "sample") %in% names(s)) || anyNA(s[c("rows", "sample")]) ||
+      s[["sample"]] < 2 || s[["rows"]] <= s[["sample"]]) {
+    stop_arg("option `rlsc.sigma_screen` must be c(rows = , sample = ) with 2 <= sample < rows")
+  }
+  if (npos >= s[["rows"]]) as.integer(s[["sample"]]) else 0L
+}

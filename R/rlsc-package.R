@@ -38,7 +38,12 @@
 #'   \item{`rlsc.band_memory`}{Bytes that the engines of a batch of
 #'     candidates of a banded fit (`bands`) may take (default `5e8`): more
 #'     candidates per pass over the rows, or fewer; also the bound of the
-#'     session's cache of the engines that banded fits' methods rebuild.}
+#'     chosen candidates' engines a banded fit keeps for its methods.}
+#'   \item{`rlsc.sigma_screen`}{`c(rows = 2000, sample = 1000)` (the
+#'     default): [kernel_rbf()] without `sigma` on at least `rows` rows of
+#'     positive weight chooses its bandwidth on a uniform sample of `sample`
+#'     rows, then fits exactly at it on every row; below `rows` it searches
+#'     every row.}
 #'   \item{`rlsc.target_memory`}{Bytes that a block of response columns may
 #'     take while the fold engines of an exact K-fold regression are built
 #'     and evaluated (default `4e8`): with more columns than that allows, the

@@ -366,6 +366,10 @@ test_that("an RBF fit without intercept moves the rows first: a common offset co
 })
 
 # ---- sigma = NULL on 2000 rows or more: the bandwidth screened on a sample ----
+# (the screen's sizes moved to 200 rows and a sample of 100 by the option
+# rlsc.sigma_screen: the same code, small enough for every run of the suite,
+# valgrind's too)
+screen_small <- c(rows = 200, sample = 100)
 
 # Every output of two fits, at lambda_min and lambda_1se, on the rows and new rows.
 expect_same_fit <- function(a, b, newx, tol = 1e-10) {
@@ -393,7 +397,7 @@ expect_same_fit <- function(a, b, newx, tol = 1e-10) {
 # sampled rows alone: the same choice, the same criteria.
 expect_screen_of_sample <- function(fit, x, y) {
   screen <- fit$sigma_screen
-  expect_length(screen$rows, 1000L)
+  expect_length(screen$rows, 100L)
   expect_equal(nrow(screen$table), 5L)
   rows <- screen$rows
   sample_fit <- do.call(rlsc_short, c(list(x[rows, , drop = FALSE], y[rows],
@@ -408,10 +412,10 @@ expect_screen_of_sample <- function(fit, x, y) {
   expect_equal(screen$table[[crit]], unname(best[as.character(screen$table$sigma)]), tolerance = 1e-10)
 }
 
-test_that("sigma = NULL on 2000 rows screens sigma on 1000 of them, then fits exactly at it (classes)", {
-  skip_on_cran()   # (several 2000 x 2000 eigendecompositions)
+test_that("sigma = NULL on enough rows screens sigma on a sample of them, then fits exactly at it (classes)", {
+  withr::local_options(rlsc.sigma_screen = screen_small)
   set.seed(491)
-  n <- 2000
+  n <- 200
   x <- matrix(runif(n * 2, -2, 2), n)
   y <- factor(ifelse(sin(2 * x[, 1]) + x[, 2]^2 / 2 + rnorm(n, sd = 0.4) > 0.6, "b",
                      ifelse(x[, 2] > 0, "a", "c")))
@@ -420,16 +424,16 @@ test_that("sigma = NULL on 2000 rows screens sigma on 1000 of them, then fits ex
   fit <- rlsc_short(x, y, kernel = kernel_rbf(), calibration_folds = 2)
   expect_screen_of_sample(fit, x, y)
   expect_equal(nrow(fit$kernel_grid), 1L)
-  expect_output(print(fit), "chosen among 5 values by exact LOO on a sample of 1000 rows")
+  expect_output(print(fit), "chosen among 5 values by exact LOO on a sample of 100 rows")
   # the lambda path is that of the one exact fit at the screened sigma
   exact <- rlsc_short(x, y, kernel = kernel_rbf(fit$sigma_min), calibration_folds = 2)
   expect_null(exact$sigma_screen)
   expect_same_fit(fit, exact, newx)
 })
 
-test_that("sigma = NULL on 2000 rows screens sigma for regression; explicit sigmas search every row", {
-  skip_on_cran()
-  d <- sine_data(2000, 492)
+test_that("sigma = NULL on enough rows screens sigma for regression; explicit sigmas search every row", {
+  withr::local_options(rlsc.sigma_screen = screen_small)
+  d <- sine_data(200, 492)
   set.seed(2)
   warned <- character()
   fit <- withCallingHandlers(rlsc(d$x, d$y, kernel = kernel_rbf()), warning = function(w) {
@@ -451,9 +455,9 @@ test_that("sigma = NULL on 2000 rows screens sigma for regression; explicit sigm
 })
 
 test_that("the screen of sigma on pure noise gives the flat fit", {
-  skip_on_cran()
+  withr::local_options(rlsc.sigma_screen = screen_small)
   set.seed(493)
-  n <- 2000
+  n <- 400
   x <- matrix(rnorm(n * 3), n)
   y <- factor(sample(c("u", "v"), n, TRUE, prob = c(0.3, 0.7)))
   fit <- rlsc_short(x, y, kernel = kernel_rbf(), calibration_folds = 2)
@@ -463,4 +467,15 @@ test_that("the screen of sigma on pure noise gives the flat fit", {
   newx <- matrix(rnorm(30), 10)
   expect_true(all(predict(fit, newx, type = "class") == "v"))
   expect_equal(colMeans(predict(fit, newx, type = "prob")), c(u = 0.3, v = 0.7), tolerance = 0.1)
+})
+
+test_that("below the screen's rows sigma = NULL searches every row, and a bad rlsc.sigma_screen is refused", {
+  withr::local_options(rlsc.sigma_screen = screen_small)
+  d <- sine_data(199, 494)
+  fit <- suppressWarnings(rlsc(d$x, d$y, kernel = kernel_rbf()))
+  expect_null(fit$sigma_screen)
+  expect_equal(nrow(fit$kernel_grid), 5L)
+  withr::local_options(rlsc.sigma_screen = c(rows = 10, sample = 20))
+  expect_error(rlsc(d$x, d$y, kernel = kernel_rbf()),
+               "^option `rlsc.sigma_screen` must be c\\(rows = , sample = \\) with 2 <= sample < rows$")
 })
