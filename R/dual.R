@@ -249,6 +249,8 @@ dual_u <- function(eng) {
 # Linear kernels report the slopes beta = X~' c (d x T) and the matching
 # intercept; other kernels the dual coefficients, one per training row (zero
 # for rows of zero weight), and the intercept b = ybar - kbar'c.
+#' @export
+#' @noRd
 engine_coef.rlsc_dual <- function(eng, lambda) dual_coef_of(eng, dual_coefficients(eng, lambda))
 
 # engine_coef() of dual coefficients `cf`: m x T at one lambda, or m x (T L)
@@ -279,6 +281,8 @@ centered_crossprod <- function(x, shift, center, c) {
 # Decision values of new rows, with the bound of their rounding error (see
 # new_row_factor()) as attribute "bound", which predict() compares with the
 # scale of y (warn_prediction()); a snapshot has no U to bound them with.
+#' @export
+#' @noRd
 engine_decision.rlsc_dual <- function(eng, newx, lambda) {
   if (eng$kernel$name == "linear") return(linear_decision(newx, engine_coef(eng, lambda)))
   dual_decision(dual_new_rows(eng, newx), eng, lambda)

@@ -279,6 +279,8 @@ model_df <- function(eng, lambda) {
 # The slopes (in the units of x) and intercept at lambda (one, or one per
 # response column: spectral_filter()), and what linear_decision() centers
 # new rows with.
+#' @export
+#' @noRd
 engine_coef.rlsc_primal <- function(eng, lambda) {
   beta <- eng$v %*% (eng$g * spectral_filter(eng$values, lambda))
   if (!is.null(eng$beta0)) beta <- beta + eng$beta0
@@ -298,10 +300,14 @@ primal_slope_path <- function(eng, lambda) {
   eng$v %*% (eng$g[, rep(seq_len(nt), nl), drop = FALSE] * filt[, rep(seq_len(nl), each = nt), drop = FALSE])
 }
 
+#' @export
+#' @noRd
 engine_decision.rlsc_primal <- function(eng, newx, lambda) {
   linear_decision(newx, engine_coef(eng, lambda))
 }
 
+#' @export
+#' @noRd
 engine_basis.rlsc_primal <- function(eng, newx) project_rows(newx, eng)
 
 # Decision values of a linear model from engine_coef(): intercept + x beta,

@@ -100,6 +100,8 @@ light_rows <- function(w) {
 # that putting them on comparable scales is no advice.
 warn_unreliable <- function(eng, lambda, new_rows = FALSE, standardized = FALSE) UseMethod("warn_unreliable")
 
+#' @export
+#' @noRd
 warn_unreliable.default <- function(eng, lambda, new_rows = FALSE, standardized = FALSE) {
   values <- eng$values
   r <- reliability(eng, lambda, new_rows)
