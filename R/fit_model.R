@@ -417,9 +417,14 @@ better_score <- function(a, b) {
   better
 }
 
+# Whether a search over `total` kernel settings shows a progress bar (cli):
+# options(rlsc.progress), by default in interactive sessions only.
 show_progress <- function(total) {
-  total > 1L && isTRUE(getOption("rlsc.progress", TRUE)) && interactive() &&
-    requireNamespace("cli", quietly = TRUE)
+  on <- getOption("rlsc.progress", interactive())
+  if (!isTRUE(on) && !isFALSE(on)) {
+    stop_arg("option `rlsc.progress` must be TRUE or FALSE, not ", describe(on))
+  }
+  total > 1L && on && requireNamespace("cli", quietly = TRUE)
 }
 
 # One progressor (progressr) for the passes over the chunks of a chunk
