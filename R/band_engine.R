@@ -50,12 +50,13 @@ band_df <- function(eng, lambda) {
 # lambda_value() gives them).
 #' @export
 #' @noRd
-warn_unreliable.rlsc_banded <- function(eng, lambda, new_rows = FALSE, standardized = FALSE) {
+warn_unreliable.rlsc_banded <- function(eng, lambda, new_rows = FALSE, standardized = FALSE,
+                                        columns = NULL) {
   per_column <- length(lambda) == length(eng$chosen) && !is.null(names(lambda))
   for (j in unique(eng$chosen)) {
     sub <- band_sub_engine(eng, j)
     l <- if (per_column) unique(unname(lambda[eng$chosen == j])) else lambda
-    if (any(reliability(sub, l, new_rows)$bad)) return(warn_unreliable(sub, l, new_rows, standardized))
+    if (any(reliability(sub, l, new_rows)$bad)) return(warn_unreliable(sub, l, new_rows, standardized, columns))
   }
   invisible()
 }

@@ -39,6 +39,10 @@
 #              factor times the column multipliers (graded_eigen(): banded
 #              ridge with weights over many decades, or columns on very
 #              different scales, lost_to_scales()); NULL or FALSE otherwise
+#   weak       the columns of a near-dependence (weak_columns(): those that
+#              carry the directions whose eigenvalues are below 1e-9 of the
+#              largest, dropped or kept), which warn_unreliable() names; NULL
+#              without such directions
 # dual only (it holds its rows):
 #   basis      n x r, the rows in the eigenbasis: B for rows of the direct
 #              form, U for rows of the complement form (src/path.c)
@@ -77,7 +81,7 @@
 
 engine_fields <- c("form", "values", "dropped", "noise", "g", "yshift", "ybar", "intercept",
                    "sumw", "shift", "center", "v", "beta0", "free_map", "basis", "direct", "q",
-                   "r0", "w", "kernel", "x", "kbar", "rows", "scale", "graded", "light")
+                   "r0", "w", "kernel", "x", "kbar", "rows", "scale", "graded", "light", "weak")
 
 new_engine <- function(form, ...) {
   given <- list(form = form, ...)
@@ -141,6 +145,9 @@ validate_engine.rlsc_primal <- function(object) {
       !(is.null(eng$beta0) || is_mat(eng$beta0, d, nt)) ||
       !(is.null(eng$free_map) || is_mat(eng$free_map, d, NA))) {
     bad_engine("a primal engine needs `v` (d x r), `center` and `shift` (d)")
+  }
+  if (!is.null(eng$weak) && !(is.integer(eng$weak) && all(eng$weak >= 1L & eng$weak <= d))) {
+    bad_engine("`weak` must index columns of `v`")
   }
   object
 }
@@ -322,7 +329,7 @@ engine_at <- function(eng, lambda) {
 # Coefficients `cf` (engine_coef() at one lambda) as an engine of class
 # "rlsc_linear", with what warn_unreliable() reads of the engine `eng`.
 as_linear_engine <- function(cf, eng) {
-  cf[c("values", "dropped", "noise")] <- list(eng$values, eng$dropped, eng$noise)
+  cf[c("values", "dropped", "noise", "weak")] <- list(eng$values, eng$dropped, eng$noise, eng$weak)
   structure(cf, class = "rlsc_linear")
 }
 

@@ -146,6 +146,11 @@ validate_rlsc <- function(object) {
   object
 }
 
+# The names of the columns a fit's engine works on, which warn_unreliable()
+# names those of a near-dependence with: the columns of x, NULL for a model
+# on features (Nystrom, random features: its engine's columns are those).
+column_names_of <- function(xnames, features) if (is.null(features)) xnames
+
 valid_kernel <- function(kern) {
   params <- kern$params
   one <- vapply(params, function(p) length(p) == 1L && (!is.numeric(p) || is.finite(p)), NA)

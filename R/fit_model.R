@@ -468,7 +468,8 @@ new_fit <- function(call, best, search, spec) {
   data$progress <- NULL
   lambda <- best$lambda
   warn_undefined(best$path$n_na)
-  warn_unreliable(eng, lambda, standardized = spec$standardize)
+  warn_unreliable(eng, lambda, standardized = spec$standardize,
+                  columns = column_names_of(data$template$xnames, best$features))
   y <- rows_response(eng, data)
   if (!is.null(y)) warn_direct_rows(direct_rows_loose(eng, y, lambda), lambda)
   sel <- select_fit(best$path, spec$crit)

@@ -125,6 +125,46 @@ test_that("lambda = 0 with directions dropped as numerically zero warns: nearly 
                tolerance = 1e-10)
 })
 
+test_that("the warning of nearly collinear columns names them, as lm()'s aliased coefficients do", {
+  set.seed(11)
+  n <- 40
+  x <- matrix(rnorm(n * 5), n, dimnames = list(NULL, c("a", "b", "c", "d", "e")))
+  y <- drop(x[, c("a", "c", "e")] %*% c(1, -1, 2)) + 0.1 * rnorm(n)   # (lambda_min = 0)
+  # d = a + 2 b up to 1e-5: the smallest eigenvalue below 1e-9 of the largest
+  x[, "d"] <- x[, "a"] + 2 * x[, "b"] + 1e-5 * rnorm(n)
+  named <- "the columns of `x` nearly collinear are `d`, `b`, `a`; use larger"
+  expect_warning(fit <- rlsc(x, y, lambda = c(1, 0)), named, fixed = TRUE)
+  expect_warning(loo_predict(fit, 0), named, fixed = TRUE)
+  expect_warning(predict(fit, x[1:3, ], lambda = 0), named, fixed = TRUE)
+  expect_no_warning(predict(fit, x[1:3, ], lambda = 1))
+  # lm() finds the same columns aliased once the dependence is exact
+  exact <- x
+  exact[, "d"] <- exact[, "a"] + 2 * exact[, "b"]
+  expect_identical(names(which(is.na(coef(lm(y ~ exact))))), "exactd")
+  expect_warning(rlsc(exact, y, lambda = c(1, 0)), named, fixed = TRUE)
+  # the design's column names for a formula; the column on another scale is
+  # not part of the dependence, and standardize = TRUE leaves it in place
+  df <- data.frame(y = y, x)
+  df$e <- df$e * 1e7
+  expect_warning(rlsc(y ~ ., data = df, lambda = c(1, 0)), named, fixed = TRUE)
+  expect_warning(rlsc(y ~ ., data = df, lambda = c(1, 0), standardize = TRUE),
+                 "nearly collinear are `d`, `b`, `a`; use larger values of `lambda`$")
+  # many columns of one dependence: the first five, and how many more
+  wide <- matrix(rnorm(n * 9), n, dimnames = list(NULL, paste0("v", 1:9)))
+  wide[, 9] <- rowSums(wide[, 1:8]) + 1e-6 * rnorm(n)
+  expect_warning(rlsc(wide, wide[, 1] + 0.1 * rnorm(n), lambda = c(1, 0)),
+                 "nearly collinear are `v9`(, `v[1-8]`){4} and 4 more; ")
+  # columns on different scales without a dependence: warned about, no column named
+  far <- x
+  far[, "d"] <- rnorm(n)
+  for (s in c(1e12, 1e17)) {
+    far[, "e"] <- x[, "e"] * s
+    res <- fit_warnings(rlsc(far, y, lambda = c(1, 0)))
+    expect_true(any(grepl("leave-one-out values may be inaccurate", res$warnings)), info = s)
+    expect_false(any(grepl("nearly collinear are", res$warnings)), info = s)
+  }
+})
+
 test_that("y of 1e150 and 1e-130 has the criteria and standard errors of y, scaled (no overflow to Inf or 0)", {
   d <- make_data(30, 3, seed = 5)
   lam <- c(30, 3, 0.3)
@@ -364,6 +404,7 @@ test_that("each field the validators check is an error naming it, for fits and t
     list(lin, function(e) { e$intercept <- NA; e }, "`intercept` must be TRUE or FALSE"),
     list(lin, function(e) { e$center <- as.character(e$center); e }, "`center` and `shift` must be double vectors"),
     list(lin, function(e) { e["v"] <- list(NULL); e }, "a primal engine needs `v` \\(d x r\\)"),
+    list(lin, function(e) { e$weak <- 99L; e }, "`weak` must index columns of `v`"),
     list(dual, function(e) { e$rows <- as.double(e$rows); e }, "a dual engine needs `kernel`, `rows`"))
   cases <- c(lapply(fits, function(case) c(case, "`object` is not a valid rlsc fit: ")),
              lapply(engines, function(case) {
