@@ -64,26 +64,36 @@ hanley_mcneil_se <- function(a, n1, n0) {
 # decision column, -1/+1), w, the pairs (`pi`, `pj` indices into the rows:
 # with `enumerate`, the positives and negatives of every pair), and
 # path(lambda) giving 1 - h and the residuals at the rows (m x L each).
-pair_set <- function(eng, data) {
-  if (inherits(eng, "rlsc_dual")) {
-    y <- all_rows(data)$y[, 1L]
-    rows <- which(eng$w > 0)
-    s <- sqrt(eng$w)
-    # complement rows hold U (p = U sqrt(Lambda)); direct rows B (p = s B)
-    p <- eng$basis
-    comp <- !eng$direct
-    p[comp, ] <- p[comp, , drop = FALSE] * rep_each(sqrt(eng$values), sum(comp))
-    p[!comp, ] <- s[!comp] * p[!comp, , drop = FALSE]
-    z <- if (eng$intercept) matrix(s / sqrt(eng$sumw)) else matrix(0, length(s), 0L)
-    path <- function(l) {
-      out <- engine_path(eng, data, l, classify = TRUE, keep = TRUE)
-      list(a = out$omh[rows, , drop = FALSE],
-           e = y[rows] - matrix(out$fitted[rows, 1L, ], length(rows)))
-    }
-    set <- list(p = p[rows, , drop = FALSE], z = z[rows, , drop = FALSE], y = y[rows],
-                w = eng$w[rows], path = path)
-    return(c(set, choose_pairs(set$y > 0, set$y < 0)))
+pair_set <- function(eng, data) UseMethod("pair_set")
+
+# A dual engine's rows from its own basis.
+#' @export
+#' @noRd
+pair_set.rlsc_dual <- function(eng, data) {
+  y <- all_rows(data)$y[, 1L]
+  rows <- which(eng$w > 0)
+  s <- sqrt(eng$w)
+  # complement rows hold U (p = U sqrt(Lambda)); direct rows B (p = s B)
+  p <- eng$basis
+  comp <- !eng$direct
+  p[comp, ] <- p[comp, , drop = FALSE] * rep_each(sqrt(eng$values), sum(comp))
+  p[!comp, ] <- s[!comp] * p[!comp, , drop = FALSE]
+  z <- if (eng$intercept) matrix(s / sqrt(eng$sumw)) else matrix(0, length(s), 0L)
+  path <- function(l) {
+    out <- engine_path(eng, data, l, classify = TRUE, keep = TRUE)
+    list(a = out$omh[rows, , drop = FALSE],
+         e = y[rows] - matrix(out$fitted[rows, 1L, ], length(rows)))
   }
+  set <- list(p = p[rows, , drop = FALSE], z = z[rows, , drop = FALSE], y = y[rows],
+              w = eng$w[rows], path = path)
+  c(set, choose_pairs(set$y > 0, set$y < 0))
+}
+
+# A primal engine's from the rows the pairs need, read and projected
+# (gather_pair_rows()).
+#' @export
+#' @noRd
+pair_set.rlsc_primal <- function(eng, data) {
   picked <- gather_pair_rows(data)
   rows <- picked$rows
   s <- sqrt(rows$w)

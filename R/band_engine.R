@@ -28,10 +28,7 @@ banded_engine <- function(search, spec, chosen) {
 # holds once for all (`rows`): each kept engine leaves them out.
 kept_engines <- function(subs, used) {
   budget <- band_memory()
-  subs <- lapply(subs, function(sub) {
-    if (inherits(sub, "rlsc_dual")) sub["x"] <- list(NULL)
-    sub
-  })
+  subs <- lapply(subs, without_rows)
   sizes <- vapply(subs, function(sub) as.double(utils::object.size(sub)), 1)
   keep <- cumsum(sizes) <= budget
   stats::setNames(subs[keep], used[keep])
@@ -51,17 +48,23 @@ band_df <- function(eng, lambda) {
 # whose numbers may be inaccurate at `lambda`, the grid or one lambda for all
 # columns, or its columns' own (named by the response columns, as
 # lambda_value() gives them).
-warn_unreliable.rlsc_banded <- function(eng, lambda, new_rows = FALSE, standardized = FALSE) {
+#' @export
+#' @noRd
+warn_unreliable.rlsc_banded <- function(eng, lambda, new_rows = FALSE, standardized = FALSE,
+                                        columns = NULL) {
   per_column <- length(lambda) == length(eng$chosen) && !is.null(names(lambda))
   for (j in unique(eng$chosen)) {
     sub <- band_sub_engine(eng, j)
     l <- if (per_column) unique(unname(lambda[eng$chosen == j])) else lambda
-    if (any(reliability(sub, l, new_rows)$bad)) return(warn_unreliable(sub, l, new_rows, standardized))
+    if (any(reliability(sub, l, new_rows)$bad)) return(warn_unreliable(sub, l, new_rows, standardized, columns))
   }
   invisible()
 }
 
-validate_banded <- function(eng) {
+#' @export
+#' @noRd
+validate_engine.rlsc_banded <- function(object) {
+  eng <- object
   bad <- function(...) stop_arg("malformed rlsc engine: ", ...)
   bands <- eng$bands
   if (!is.list(bands) || !is.matrix(bands$candidates) || !is.integer(bands$group) ||
@@ -89,10 +92,7 @@ band_sub_engines <- function(eng, used) {
 # decomposition made beforehand).
 band_sub_engine <- function(eng, j, eigen = c_eigen) {
   kept <- eng$subs[[as.character(j)]]
-  if (!is.null(kept)) {
-    if (inherits(kept, "rlsc_dual") && kept$kernel$name != "precomputed") kept$x <- take_rows(eng$rows$x, kept$rows)
-    return(kept)
-  }
+  if (!is.null(kept)) return(with_rows(kept, eng$rows$x))
   cols <- which(eng$chosen == j)
   scale <- band_scale(eng$bands, eng$bands$candidates[j, ], eng$sd)
   if (eng$form == "primal") {
@@ -117,6 +117,8 @@ band_groups_of <- function(eng) {
 }
 
 # Coefficients at one lambda, or one per response column.
+#' @export
+#' @noRd
 engine_coef.rlsc_banded <- function(eng, lambda) {
   nt <- length(eng$chosen)
   lambda <- rep_len(lambda, nt)
@@ -137,6 +139,8 @@ engine_coef.rlsc_banded <- function(eng, lambda) {
 
 # Decision values of new rows; multiple-kernel ridge through each candidate's
 # dual engine (its own kernel), with the bound of their rounding error.
+#' @export
+#' @noRd
 engine_decision.rlsc_banded <- function(eng, newx, lambda) {
   if (eng$kernel$name == "linear") return(linear_decision(newx, engine_coef(eng, lambda)))
   nt <- length(eng$chosen)
@@ -156,6 +160,8 @@ engine_decision.rlsc_banded <- function(eng, newx, lambda) {
   f
 }
 
+#' @export
+#' @noRd
 engine_basis.rlsc_banded <- function(eng, newx) {
   stop_arg("`se.fit` = TRUE is not available for banded fits (`bands`): the columns' models ",
            "differ by response column")

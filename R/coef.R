@@ -54,8 +54,19 @@ coefficients_at <- function(object, lambda, names) {
   named <- function(cf) coef_matrix(object, cf$intercept, cf$coef, names(nrow(cf$coef)))
   over_lambdas(object, lambda, function(l) {
     named(at_lambdas(l, nt, function(l) engine_coef(eng, l), engine = eng))
-  }, many = if (inherits(eng, "rlsc_dual")) function(ls) dual_coef_blocks(eng, ls, named))
+  }, many = coef_blocks(eng, named))
 }
+
+# A function giving `fun(cf)` at several single lambdas at once, from one
+# coefficient path of a dual engine (dual_coef_blocks()); NULL where lambda
+# by lambda serves (over_lambdas()).
+coef_blocks <- function(eng, fun) UseMethod("coef_blocks")
+#' @export
+#' @noRd
+coef_blocks.default <- function(eng, fun) NULL
+#' @export
+#' @noRd
+coef_blocks.rlsc_dual <- function(eng, fun) function(ls) dual_coef_blocks(eng, ls, fun)
 
 coef_matrix <- function(object, intercept, coefs, names) {
   out <- rbind(intercept, coefs)

@@ -97,7 +97,8 @@ dual_engine <- function(kernel, rows, intercept, scale = NULL) {
 # engine): when they cannot fit in the memory available, say so before
 # starting, with the size, instead of R's allocation error midway (which is
 # also turned into this message).
-check_dual_memory <- function(n, available = available_memory()) {
+check_dual_memory <- function(n) {
+  available <- available_memory()
   if (is.na(available) || 3 * 8 * as.double(n)^2 <= available) return(invisible())
   stop_dual_memory(n, paste("more than the", format_bytes(available), "available"))
 }
@@ -110,9 +111,18 @@ stop_dual_memory <- function(n, than) {
     n, format_bytes(8 * as.double(n)^2), than))
 }
 
-# Bytes of memory available to this process, NA where unknown (Linux:
-# MemAvailable of /proc/meminfo).
+# Bytes of memory available to this process: options(rlsc.memory), else
+# what the system reports (Linux: MemAvailable of /proc/meminfo), NA where
+# unknown.
 available_memory <- function() {
+  given <- getOption("rlsc.memory")
+  if (!is.null(given)) {
+    if (!is.numeric(given) || length(given) != 1L || is.na(given) || given <= 0) {
+      stop_arg("option `rlsc.memory` must be one positive number of bytes (Inf: no limit), not ",
+               if (is.numeric(given) && length(given) == 1L) format(given) else describe(given))
+    }
+    return(as.double(given))
+  }
   info <- tryCatch(readLines("/proc/meminfo", warn = FALSE), error = function(e) character())
   line <- grep("^MemAvailable:", info, value = TRUE)
   if (length(line) != 1L) return(NA_real_)
@@ -249,6 +259,8 @@ dual_u <- function(eng) {
 # Linear kernels report the slopes beta = X~' c (d x T) and the matching
 # intercept; other kernels the dual coefficients, one per training row (zero
 # for rows of zero weight), and the intercept b = ybar - kbar'c.
+#' @export
+#' @noRd
 engine_coef.rlsc_dual <- function(eng, lambda) dual_coef_of(eng, dual_coefficients(eng, lambda))
 
 # engine_coef() of dual coefficients `cf`: m x T at one lambda, or m x (T L)
@@ -279,6 +291,8 @@ centered_crossprod <- function(x, shift, center, c) {
 # Decision values of new rows, with the bound of their rounding error (see
 # new_row_factor()) as attribute "bound", which predict() compares with the
 # scale of y (warn_prediction()); a snapshot has no U to bound them with.
+#' @export
+#' @noRd
 engine_decision.rlsc_dual <- function(eng, newx, lambda) {
   if (eng$kernel$name == "linear") return(linear_decision(newx, engine_coef(eng, lambda)))
   dual_decision(dual_new_rows(eng, newx), eng, lambda)

@@ -1,9 +1,20 @@
 # The engine: the one factorization behind a fit, and what the methods of a
-# fit ask of it (DESIGN.md, "The data and the engine, as contracts").  Two
-# forms, one object:
-#   form       "primal" (eigendecomposition of the d x d centered weighted Gram;
-#              primal.R) or "dual" (of the n x n weighted double-centered
-#              kernel; dual.R)
+# fit ask of it (DESIGN.md, "The data and the engine, as contracts").  Five
+# kinds of engine, each a class that answers the generics below:
+#   rlsc_primal   the eigendecomposition of the d x d centered weighted Gram
+#                 (primal.R; Nystrom and random features too, features.R);
+#                 holds no rows
+#   rlsc_dual     that of the n x n weighted double-centered kernel (dual.R);
+#                 holds its rows
+#   rlsc_snapshot a kernel fit's outputs and dual coefficients at the lambdas
+#                 of its grid, kept instead of a dual engine (snapshot.R)
+#   rlsc_banded   a per-response banded fit's: each response column's
+#                 candidate's primal or dual engine (band_engine.R)
+#   rlsc_linear   a linear model's coefficients at one lambda (engine_at()),
+#                 which answers engine_decision() only, for predict()
+# new_engine() builds the first two (class c("rlsc_<form>", "rlsc_engine")),
+# with these fields:
+#   form       "primal" or "dual"
 #   values     the r eigenvalues kept, decreasing and positive
 #   dropped    the largest eigenvalue dropped above the noise floor (0 if none)
 #   noise      the absolute error that rounding of the data or the kernel can
@@ -28,6 +39,10 @@
 #              factor times the column multipliers (graded_eigen(): banded
 #              ridge with weights over many decades, or columns on very
 #              different scales, lost_to_scales()); NULL or FALSE otherwise
+#   weak       the columns of a near-dependence (weak_columns(): those that
+#              carry the directions whose eigenvalues are below 1e-9 of the
+#              largest, dropped or kept), which warn_unreliable() names; NULL
+#              without such directions
 # dual only (it holds its rows):
 #   basis      n x r, the rows in the eigenbasis: B for rows of the direct
 #              form, U for rows of the complement form (src/path.c)
@@ -43,16 +58,30 @@
 #   kbar       weighted mean kernel row of those rows
 #   rows       the indices of the rows of positive weight
 #   scale      column scales applied before the kernel (NULL: none)
-# Methods: engine_path() (path.R: the LOO path over a grid of lambda),
-# engine_coef() (coefficients at one lambda, in the units of x),
-# engine_decision() (decision values of new rows at one lambda) and
-# engine_basis() (new rows in the eigenbasis).  The kernel fits' snapshot
-# (class "rlsc_snapshot", snapshot.R) answers the same methods at the lambdas
-# of its grid.
+# Generics (a new kind of engine is new methods of these, no edit elsewhere;
+# each method registered in NAMESPACE, so that it dispatches from any caller):
+#   the path and the solutions: engine_path() (path.R: the LOO path over a
+#     grid of lambda), engine_coef() (coefficients at one lambda, in the
+#     units of x), coef_columns() (at every lambda of a grid, for
+#     engine_coef_path()), column_coef_path() (of some response columns),
+#     coef_blocks() (coef.R: several single lambdas at once),
+#     engine_outputs() (fitted.R: fitted and LOO values at one lambda),
+#     pair_set() (auc.R: the rows of the leave-pair-out AUC)
+#   new rows: engine_decision() (decision values at one lambda),
+#     engine_basis() (coordinates in the eigenbasis), engine_cross() (the
+#     kernel and training rows they are evaluated with), linear_engine()
+#     and engines_at() (a linear model's coefficients at each lambda)
+#   what the fit keeps and checks: validate_engine(), engine_ncol(),
+#     holds_rows(), kept_engine() (a dual engine's snapshot),
+#     without_rows() / with_rows() (band_engine.R), per_column_lambdas()
+#     (at_lambdas())
+#   warnings and the grid: warn_unreliable() (reliability.R),
+#     rows_response() (the rows of zero weight of a dual engine),
+#     later_probes() and check_fit_boundary() (fit_model.R)
 
 engine_fields <- c("form", "values", "dropped", "noise", "g", "yshift", "ybar", "intercept",
                    "sumw", "shift", "center", "v", "beta0", "free_map", "basis", "direct", "q",
-                   "r0", "w", "kernel", "x", "kbar", "rows", "scale", "graded", "light")
+                   "r0", "w", "kernel", "x", "kbar", "rows", "scale", "graded", "light", "weak")
 
 new_engine <- function(form, ...) {
   given <- list(form = form, ...)
@@ -67,61 +96,102 @@ new_engine <- function(form, ...) {
 # Cheap checks of types and dimensions (never of values): a malformed engine
 # is an R error here, never a crash in C.  The methods call it on entry
 # (validate_rlsc()), not the constructors: a fit builds an engine per fold
-# and setting, and the test matrix checks every fit it makes.
-validate_engine <- function(object) {
-  bad <- function(...) stop_arg("malformed rlsc engine: ", ...)
+# and setting, and the test matrix checks every fit it makes.  Returns the
+# engine; each kind checks its own fields (validate_engine.rlsc_banded(),
+# validate_engine.rlsc_snapshot()).
+validate_engine <- function(object) UseMethod("validate_engine")
+
+# The fields every engine of new_engine() has; the primal and the dual
+# methods check their own after these.
+#' @export
+#' @noRd
+validate_engine.rlsc_engine <- function(object) {
   # the fields as a plain list: `$` on a classed list looks for methods
   # first (a third of this check's time)
   eng <- unclass(object)
   if (!is.list(eng) || !identical(names(eng), engine_fields)) {
-    bad("its fields must be ", paste(engine_fields, collapse = ", "))
+    bad_engine("its fields must be ", paste(engine_fields, collapse = ", "))
   }
   if (!(is.character(eng$form) && length(eng$form) == 1L && eng$form %in% c("primal", "dual"))) {
-    bad("`form` must be \"primal\" or \"dual\"")
-  }
-  is_num <- function(v, len = NULL) is.double(v) && is.null(dim(v)) && (is.null(len) || length(v) == len)
-  is_mat <- function(m, nr, nc) {
-    is.double(m) && is.matrix(m) && (is.na(nr) || nrow(m) == nr) && (is.na(nc) || ncol(m) == nc)
+    bad_engine("`form` must be \"primal\" or \"dual\"")
   }
   r <- length(eng$values)
   nt <- length(eng$ybar)
   if (!is_num(eng$values) || !is_num(eng$dropped, 1L) || !is_num(eng$ybar) || !nt ||
       !is_num(eng$yshift, nt) || !is_num(eng$sumw, 1L) || !is_num(eng$noise) ||
       !length(eng$noise) %in% c(1L, r)) {
-    bad("`values`, `dropped`, `ybar`, `yshift`, `sumw` and `noise` (1 or r values) must be ",
-        "double vectors")
+    bad_engine("`values`, `dropped`, `ybar`, `yshift`, `sumw` and `noise` (1 or r values) must be ",
+               "double vectors")
   }
-  if (!is_mat(eng$g, r, nt)) bad("`g` must be r x T (r = ", r, ", T = ", nt, ")")
+  if (!is_mat(eng$g, r, nt)) bad_engine("`g` must be r x T (r = ", r, ", T = ", nt, ")")
   if (!(is.logical(eng$intercept) && length(eng$intercept) == 1L && !is.na(eng$intercept))) {
-    bad("`intercept` must be TRUE or FALSE")
+    bad_engine("`intercept` must be TRUE or FALSE")
   }
   d <- length(eng$center)
   if (!is.null(eng$center) && (!is_num(eng$center) || !is_num(eng$shift, d))) {
-    bad("`center` and `shift` must be double vectors of the same length")
+    bad_engine("`center` and `shift` must be double vectors of the same length")
   }
-  if (eng$form == "primal") {
-    d <- nrow(eng$v)
-    if (!is_mat(eng$v, NA, r) || !is_num(eng$center, d) ||
-        !(is.null(eng$beta0) || is_mat(eng$beta0, d, nt)) ||
-        !(is.null(eng$free_map) || is_mat(eng$free_map, d, NA))) {
-      bad("a primal engine needs `v` (d x r), `center` and `shift` (d)")
-    }
-    return(object)
+  object
+}
+
+#' @export
+#' @noRd
+validate_engine.rlsc_primal <- function(object) {
+  NextMethod()
+  eng <- unclass(object)
+  d <- nrow(eng$v)
+  nt <- length(eng$ybar)
+  if (!is_mat(eng$v, NA, length(eng$values)) || !is_num(eng$center, d) ||
+      !(is.null(eng$beta0) || is_mat(eng$beta0, d, nt)) ||
+      !(is.null(eng$free_map) || is_mat(eng$free_map, d, NA))) {
+    bad_engine("a primal engine needs `v` (d x r), `center` and `shift` (d)")
   }
+  if (!is.null(eng$weak) && !(is.integer(eng$weak) && all(eng$weak >= 1L & eng$weak <= d))) {
+    bad_engine("`weak` must index columns of `v`")
+  }
+  object
+}
+
+#' @export
+#' @noRd
+validate_engine.rlsc_dual <- function(object) {
+  NextMethod()
+  eng <- unclass(object)
   n <- length(eng$w)
+  r <- length(eng$values)
+  nt <- length(eng$ybar)
   if (!is_num(eng$w) || !is_mat(eng$basis, n, r) || !is_mat(eng$r0, n, nt) || !is_num(eng$q, n) ||
       !(is.logical(eng$direct) && length(eng$direct) == n)) {
-    bad("`basis` must be n x r, `r0` n x T, `q`, `w` and `direct` of length n ",
-        "(n = ", n, ", r = ", r, ", T = ", nt, ")")
+    bad_engine("`basis` must be n x r, `r0` n x T, `q`, `w` and `direct` of length n ",
+               "(n = ", n, ", r = ", r, ", T = ", nt, ")")
   }
   if (!inherits(eng$kernel, "rlsc_kernel") || !is.integer(eng$rows) ||
       !is_num(eng$kbar, length(eng$rows)) || any(eng$rows < 1L | eng$rows > n)) {
-    bad("a dual engine needs `kernel`, `rows` (indices of the rows of positive weight) ",
-        "and `kbar` (one per row)")
+    bad_engine("a dual engine needs `kernel`, `rows` (indices of the rows of positive weight) ",
+               "and `kbar` (one per row)")
   }
-  if (!is.null(eng$scale) && !is_num(eng$scale)) bad("`scale` must be a double vector")
+  if (!is.null(eng$scale) && !is_num(eng$scale)) bad_engine("`scale` must be a double vector")
   object
 }
+
+bad_engine <- function(...) stop_arg("malformed rlsc engine: ", ...)
+is_num <- function(v, len = NULL) is.double(v) && is.null(dim(v)) && (is.null(len) || length(v) == len)
+is_mat <- function(m, nr, nc) {
+  is.double(m) && is.matrix(m) && (is.na(nr) || nrow(m) == nr) && (is.na(nc) || ncol(m) == nc)
+}
+
+# The number of response columns an engine answers for.
+engine_ncol <- function(eng) UseMethod("engine_ncol")
+#' @export
+#' @noRd
+engine_ncol.default <- function(eng) ncol(eng$g)
+
+# The fields new rows are evaluated with (`kernel`, the training rows `x`,
+# their origin): the engine's own, or those a snapshot keeps (`cross`).
+engine_cross <- function(eng) UseMethod("engine_cross")
+#' @export
+#' @noRd
+engine_cross.default <- function(eng) eng
 
 # The engine of the response columns `cols` alone (the same factorization).
 engine_columns <- function(eng, cols) {
@@ -138,6 +208,21 @@ engine_path <- function(eng, data, lambda, classify = FALSE, keep = FALSE, sums 
 }
 engine_coef <- function(eng, lambda) UseMethod("engine_coef")
 
+# engine_coef_path()'s coefficients (p x T x L) of the response columns
+# `cols`: those columns' engine alone (engine_columns()), or a banded
+# engine's for all its columns (each column's own candidate), then `cols`.
+column_coef_path <- function(eng, cols, lambda) UseMethod("column_coef_path")
+#' @export
+#' @noRd
+column_coef_path.default <- function(eng, cols, lambda) {
+  engine_coef_path(engine_columns(eng, cols), lambda)$coef
+}
+#' @export
+#' @noRd
+column_coef_path.rlsc_banded <- function(eng, cols, lambda) {
+  engine_coef_path(eng, lambda)$coef[, cols, , drop = FALSE]
+}
+
 # engine_coef() at every lambda of a grid: `coef` p x T x L (p slopes, or a
 # kernel's n dual coefficients), `intercept` T x L and, for a linear dual
 # engine, what linear_decision() centers new rows with: `shift`, `center`
@@ -148,21 +233,38 @@ engine_coef <- function(eng, lambda) UseMethod("engine_coef")
 engine_coef_path <- function(eng, lambda) {
   nt <- ncol(eng$g)
   nl <- length(lambda)
-  cf <- if (inherits(eng, "rlsc_dual")) {
-    dual_coef_of(eng, matrix(dual_coefficient_path(eng, lambda), length(eng$rows)))
-  } else if (inherits(eng, "rlsc_primal")) {   # engine_coef.rlsc_primal(), in one product
-    beta <- primal_slope_path(eng, lambda)
-    if (!is.null(eng$beta0)) beta <- beta + as.vector(eng$beta0)   # (d x T, the same at each lambda)
-    list(coef = beta, intercept = rep(eng$yshift + eng$ybar, nl) - drop(crossprod(beta, eng$shift + eng$center)))
-  } else {   # banded and snapshot engines, lambda by lambda
-    parts <- lapply(lambda, function(l) engine_coef(eng, l))
-    list(coef = unlist(lapply(parts, `[[`, "coef")), intercept = unlist(lapply(parts, `[[`, "intercept")))
-  }
+  cf <- coef_columns(eng, lambda)
   list(coef = array(cf$coef, c(length(cf$coef) / (nt * nl), nt, nl)),
        intercept = matrix(cf$intercept, nt, nl),
        base = if (!is.null(cf$base)) matrix(rep_len(cf$base, nt * nl), nt, nl),
        shift = cf$shift, center = cf$center)
 }
+# engine_coef_path()'s coefficients and intercepts, each lambda's response
+# columns side by side: `coef` p x (T L), `intercept` T L (and, for a linear
+# dual engine, `shift`, `center`, `base`).  Banded and snapshot engines
+# lambda by lambda (the default).
+coef_columns <- function(eng, lambda) UseMethod("coef_columns")
+#' @export
+#' @noRd
+coef_columns.default <- function(eng, lambda) {
+  parts <- lapply(lambda, function(l) engine_coef(eng, l))
+  list(coef = unlist(lapply(parts, `[[`, "coef")), intercept = unlist(lapply(parts, `[[`, "intercept")))
+}
+#' @export
+#' @noRd
+coef_columns.rlsc_dual <- function(eng, lambda) {
+  dual_coef_of(eng, matrix(dual_coefficient_path(eng, lambda), length(eng$rows)))
+}
+# (engine_coef.rlsc_primal(), in one product)
+#' @export
+#' @noRd
+coef_columns.rlsc_primal <- function(eng, lambda) {
+  beta <- primal_slope_path(eng, lambda)
+  if (!is.null(eng$beta0)) beta <- beta + as.vector(eng$beta0)   # (d x T, the same at each lambda)
+  list(coef = beta,
+       intercept = rep(eng$yshift + eng$ybar, length(lambda)) - drop(crossprod(beta, eng$shift + eng$center)))
+}
+
 engine_decision <- function(eng, newx, lambda) UseMethod("engine_decision")
 engine_basis <- function(eng, newx) UseMethod("engine_basis")
 
@@ -227,7 +329,7 @@ engine_at <- function(eng, lambda) {
 # Coefficients `cf` (engine_coef() at one lambda) as an engine of class
 # "rlsc_linear", with what warn_unreliable() reads of the engine `eng`.
 as_linear_engine <- function(cf, eng) {
-  cf[c("values", "dropped", "noise")] <- list(eng$values, eng$dropped, eng$noise)
+  cf[c("values", "dropped", "noise", "weak")] <- list(eng$values, eng$dropped, eng$noise, eng$weak)
   structure(cf, class = "rlsc_linear")
 }
 
@@ -262,12 +364,18 @@ linear_engines <- function(eng, lambda) {
 # (single values, or one per response column): a linear model's
 # coefficients at each (engine_at(); a dual fit's at single values from one
 # path, linear_engines()), NULL for other engines (the same at every lambda).
-engines_at <- function(eng, lambdas) {
+engines_at <- function(eng, lambdas) UseMethod("engines_at")
+#' @export
+#' @noRd
+engines_at.default <- function(eng, lambdas) {
   if (!linear_engine(eng)) return(NULL)
-  if (inherits(eng, "rlsc_dual") && all(lengths(lambdas) == 1L)) {
-    return(linear_engines(eng, unlist(lambdas)))
-  }
   lapply(lambdas, engine_at, eng = eng)
+}
+#' @export
+#' @noRd
+engines_at.rlsc_dual <- function(eng, lambdas) {
+  if (linear_engine(eng) && all(lengths(lambdas) == 1L)) return(linear_engines(eng, unlist(lambdas)))
+  NextMethod()
 }
 
 # The linear engines of several lambdas of one engine share its origin: dense
@@ -285,9 +393,101 @@ at_origin <- function(engines, x) {
 }
 
 # Whether an engine's decision values are those of a linear model (engine_at()
-# gives such an engine its coefficients alone: class "rlsc_linear").
-linear_engine <- function(eng) {
-  inherits(eng, "rlsc_linear") || identical(eng$form, "primal") || identical(eng$kernel$name, "linear")
+# gives such an engine its coefficients alone: class "rlsc_linear").  A dual
+# or banded engine's are where its kernel is linear; a snapshot's never (it
+# answers at its grid from its dual coefficients).
+linear_engine <- function(eng) UseMethod("linear_engine")
+#' @export
+#' @noRd
+linear_engine.default <- function(eng) FALSE
+#' @export
+#' @noRd
+linear_engine.rlsc_linear <- function(eng) TRUE
+#' @export
+#' @noRd
+linear_engine.rlsc_primal <- function(eng) TRUE
+#' @export
+#' @noRd
+linear_engine.rlsc_dual <- function(eng) identical(eng$kernel$name, "linear")
+#' @export
+#' @noRd
+linear_engine.rlsc_banded <- function(eng) identical(eng$form, "primal") || identical(eng$kernel$name, "linear")
+
+# Whether engine_coef() takes one lambda per response column at once (one
+# filter per column: a primal engine, and a banded one for its candidates),
+# where at_lambdas() would otherwise evaluate once per distinct lambda.
+per_column_lambdas <- function(eng) UseMethod("per_column_lambdas")
+#' @export
+#' @noRd
+per_column_lambdas.default <- function(eng) FALSE
+#' @export
+#' @noRd
+per_column_lambdas.rlsc_primal <- function(eng) TRUE
+#' @export
+#' @noRd
+per_column_lambdas.rlsc_banded <- function(eng) TRUE
+
+# Whether the engine holds the rows new data need (a fit in memory then
+# keeps only y and w of its data: a saved fit would otherwise hold x twice).
+holds_rows <- function(eng) UseMethod("holds_rows")
+#' @export
+#' @noRd
+holds_rows.default <- function(eng) FALSE
+#' @export
+#' @noRd
+holds_rows.rlsc_dual <- function(eng) TRUE
+#' @export
+#' @noRd
+holds_rows.rlsc_snapshot <- function(eng) TRUE
+#' @export
+#' @noRd
+holds_rows.rlsc_banded <- function(eng) !identical(eng$form, "primal")
+
+# The response of the rows an engine holds, for the reliability of its rows
+# of zero or negligible weight (a dual engine's, direct_rows_lambda() and
+# direct_rows_loose()); NULL for engines whose rows are all alike.
+rows_response <- function(eng, data) UseMethod("rows_response")
+#' @export
+#' @noRd
+rows_response.default <- function(eng, data) NULL
+#' @export
+#' @noRd
+rows_response.rlsc_dual <- function(eng, data) all_rows(data)$y
+
+# What a fit keeps of the engine of its chosen kernel setting without
+# `keep_eigen`: a dual engine's snapshot at the grid `lambda` (snapshot.R),
+# any other engine itself.
+kept_engine <- function(eng, data, lambda) UseMethod("kept_engine")
+#' @export
+#' @noRd
+kept_engine.default <- function(eng, data, lambda) eng
+#' @export
+#' @noRd
+kept_engine.rlsc_dual <- function(eng, data, lambda) new_snapshot(eng, data, lambda)
+
+# An engine without the rows another object holds for it (a banded
+# engine's kept candidates, band_engine.R), and with them again from `x`.
+without_rows <- function(eng) UseMethod("without_rows")
+#' @export
+#' @noRd
+without_rows.default <- function(eng) eng
+#' @export
+#' @noRd
+without_rows.rlsc_dual <- function(eng) {
+  eng["x"] <- list(NULL)
+  eng
+}
+with_rows <- function(eng, x) UseMethod("with_rows")
+#' @export
+#' @noRd
+with_rows.default <- function(eng, x) eng
+#' @export
+#' @noRd
+with_rows.rlsc_dual <- function(eng, x) {
+  if (eng$kernel$name != "precomputed") eng$x <- take_rows(x, eng$rows)
+  eng
 }
 
+#' @export
+#' @noRd
 engine_decision.rlsc_linear <- function(eng, newx, lambda) linear_decision(newx, eng)

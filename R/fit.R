@@ -116,15 +116,8 @@ validate_rlsc <- function(object) {
     bad("`calibration` must hold the maps of the class probabilities")
   }
   eng <- fit$engine
-  snapshot <- inherits(eng, "rlsc_snapshot")
-  if (inherits(eng, "rlsc_banded")) {
-    validate_banded(eng)
-  } else if (snapshot) {
-    validate_snapshot(eng)
-  } else {
-    validate_engine(eng)
-  }
-  nt <- if (snapshot) dim(eng$loo)[2L] else ncol(eng$g)
+  validate_engine(eng)
+  nt <- engine_ncol(eng)
   if ((!is.null(eng$w) && length(eng$w) != n) || nt != ncol(y)) bad("its engine does not match `y`")
   if (!identical(fit$type, "regression") && !identical(fit$type, "classification")) {
     bad("`type` must be \"regression\" or \"classification\"")
@@ -136,7 +129,7 @@ validate_rlsc <- function(object) {
     }
   }
   # the kernel of the fit and the one its engine evaluates new rows with
-  cross <- if (snapshot) eng$cross else eng
+  cross <- engine_cross(eng)
   for (kern in list(fit$kernel, cross[["kernel"]])) {
     if (!is.null(kern) && !valid_kernel(kern)) {
       bad("its kernel must have one finite value of each parameter, a positive `sigma`, ",
@@ -152,6 +145,11 @@ validate_rlsc <- function(object) {
   }
   object
 }
+
+# The names of the columns a fit's engine works on, which warn_unreliable()
+# names those of a near-dependence with: the columns of x, NULL for a model
+# on features (Nystrom, random features: its engine's columns are those).
+column_names_of <- function(xnames, features) if (is.null(features)) xnames
 
 valid_kernel <- function(kern) {
   params <- kern$params

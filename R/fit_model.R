@@ -348,11 +348,18 @@ grid_table <- function(built, spec, what) {
 probes_later <- function(built, spec, nprobe) {
   # (a criterion of the values, AUC or a user's, keeps them in one evaluation)
   if (built$data$kind != "memory" || !nprobe || needs_values(spec$crit)) return(FALSE)
-  eng <- built$engine
-  nt <- ncol(eng$g)
-  if (inherits(eng, "rlsc_dual")) return(spec$cv$type != "kfold")
-  nrow(eng$v) < nprobe * (1 + nt)
+  later_probes(built$engine, spec$cv, nprobe)
 }
+
+# Whether a second evaluation of `nprobe` probes costs less than their share
+# of the grid's (probes_later(), data in memory).
+later_probes <- function(eng, cv, nprobe) UseMethod("later_probes")
+#' @export
+#' @noRd
+later_probes.rlsc_dual <- function(eng, cv, nprobe) cv$type != "kfold"
+#' @export
+#' @noRd
+later_probes.rlsc_primal <- function(eng, cv, nprobe) nrow(eng$v) < nprobe * (1 + ncol(eng$g))
 
 # The validation table at the probes beyond_grid() needs for the lambda_min
 # of `sel` (select_fit()) when grid_table() left them for later: the probes
@@ -390,12 +397,6 @@ probe_table <- function(best, spec, sel) {
     stats::setNames(Map(c, unclass(best$path)[cols], unclass(tab)[cols]), cols))
 }
 
-# The response of a dual engine's rows (the reliability of its rows of zero
-# weight depends on its scale); NULL for a primal engine.
-dual_response <- function(built) {
-  if (inherits(built$engine, "rlsc_dual")) all_rows(built$data)$y
-}
-
 # Lexicographic comparison of (criterion, tie-break) (the rows of `a` and
 # `b`; a vector is one column), column by column: strictly better only,
 # values equal to rounding (equal_to_rounding()) counting as equal, so the
@@ -416,9 +417,14 @@ better_score <- function(a, b) {
   better
 }
 
+# Whether a search over `total` kernel settings shows a progress bar (cli):
+# options(rlsc.progress), by default in interactive sessions only.
 show_progress <- function(total) {
-  total > 1L && isTRUE(getOption("rlsc.progress", TRUE)) && interactive() &&
-    requireNamespace("cli", quietly = TRUE)
+  on <- getOption("rlsc.progress", interactive())
+  if (!isTRUE(on) && !isFALSE(on)) {
+    stop_arg("option `rlsc.progress` must be TRUE or FALSE, not ", describe(on))
+  }
+  total > 1L && on && requireNamespace("cli", quietly = TRUE)
 }
 
 # One progressor (progressr) for the passes over the chunks of a chunk
@@ -437,6 +443,24 @@ fit_progress <- function(data, args, envir = parent.frame()) {
 
 # ---- the fit -------------------------------------------------------------------
 
+# The warning of a lambda_min at an end of the grid (whose criterion goes on
+# falling beyond it): from the probes beyond the grid; a banded engine's
+# column by column, each with its own candidate.  Without any direction (a
+# constant kernel) every lambda gives the same fit: nothing to warn of.
+check_fit_boundary <- function(eng, best, search, spec, sel) UseMethod("check_fit_boundary")
+#' @export
+#' @noRd
+check_fit_boundary.default <- function(eng, best, search, spec, sel) {
+  if (!length(eng$values)) return(invisible())
+  extended <- best$extended %||% probe_table(best, spec, sel)
+  check_boundary(extended, eng, best$lambda, sel$index_min, spec$crit)
+}
+#' @export
+#' @noRd
+check_fit_boundary.rlsc_banded <- function(eng, best, search, spec, sel) {
+  check_band_boundary(search, spec, best, sel)
+}
+
 # The warnings of the chosen setting, and the fit.
 new_fit <- function(call, best, search, spec) {
   eng <- best$engine
@@ -444,18 +468,12 @@ new_fit <- function(call, best, search, spec) {
   data$progress <- NULL
   lambda <- best$lambda
   warn_undefined(best$path$n_na)
-  warn_unreliable(eng, lambda, standardized = spec$standardize)
-  if (inherits(eng, "rlsc_dual")) {
-    warn_direct_rows(direct_rows_loose(eng, all_rows(data)$y, lambda), lambda)
-  }
+  warn_unreliable(eng, lambda, standardized = spec$standardize,
+                  columns = column_names_of(data$template$xnames, best$features))
+  y <- rows_response(eng, data)
+  if (!is.null(y)) warn_direct_rows(direct_rows_loose(eng, y, lambda), lambda)
   sel <- select_fit(best$path, spec$crit)
-  # without any direction (a constant kernel) every lambda gives the same fit
-  if (inherits(eng, "rlsc_banded")) {
-    check_band_boundary(search, spec, best, sel)   # (each column's own candidate)
-  } else if (length(eng$values)) {
-    extended <- best$extended %||% probe_table(best, spec, sel)
-    check_boundary(extended, eng, lambda, sel$index_min, spec$crit)
-  }
+  check_fit_boundary(eng, best, search, spec, sel)
   # (settings that all give the same criterion leave nothing to extend)
   # (a screened sigma: at an end of the screen's values)
   choice <- search$screen %||% list(grid = search$grid, scores = best$scores, j = best$j)
@@ -475,15 +493,11 @@ new_fit <- function(call, best, search, spec) {
          sigma_screen = search$screen[c("rows", "table")])
   }
   sd <- best$sd %||% search$sd
-  if (!is.null(kernel) && !spec$keep_eigen && inherits(eng, "rlsc_dual")) {
-    eng <- new_snapshot(eng, data, lambda)
-  }
+  if (!is.null(kernel) && !spec$keep_eigen) eng <- kept_engine(eng, data, lambda)
   rownames <- rownames(data$rows$x)
-  # a dual engine (and a dual banded one) holds the rows new data need; the
-  # methods read only y and w of the data (a saved fit would otherwise hold x twice)
-  if (data$kind == "memory" && !inherits(eng, "rlsc_primal") && !identical(eng$form, "primal")) {
-    data$rows["x"] <- list(NULL)
-  }
+  # an engine that holds the rows new data need leaves the fit's data only
+  # y and w, which the methods read (a saved fit would otherwise hold x twice)
+  if (data$kind == "memory" && holds_rows(eng)) data$rows["x"] <- list(NULL)
   fit <- new_rlsc(call, eng, data, best$path, sel, spec, form = search$form, sd = sd,
                   kernel = kernel, rownames = rownames)
   # (the maps of lambda_min and lambda_1se, from the fit's own outputs)

@@ -35,26 +35,34 @@ fit_outputs <- function(object, lambda) {
   validate_rlsc(object)
   l <- lambda_value(object, lambda)
   eng <- object$engine
-  out <- if (inherits(eng, "rlsc_banded")) band_outputs(eng, object$data, l) else {
-    column_outputs(eng, object$data, l)
-  }
+  out <- engine_outputs(eng, object$data, l)
   names <- list(object$rownames, response_names(object$y))
   dimnames(out$fitted) <- dimnames(out$loo) <- names
   out$lambda <- l
   out
 }
 
-# path_outputs() at each response column's own lambda (per_response): one
-# path per distinct lambda over the columns that take it (engine_columns(),
-# select_responses()), not one over all the columns per distinct lambda
-# (fitted() of 5000 response columns with 20 distinct lambdas did 20 times
-# the work: 30-40 s).  1 - h then differs by column: n x T.  A kernel fit's
-# snapshot holds its outputs at every lambda and serves them by slicing.
-column_outputs <- function(eng, data, lambda) {
+# The fitted and LOO values and 1 - h of an engine at `lambda` (one, or one
+# per response column).  path_outputs() at each response column's own
+# lambda (per_response): one path per distinct lambda over the columns that
+# take it (engine_columns(), select_responses()), not one over all the
+# columns per distinct lambda (fitted() of 5000 response columns with 20
+# distinct lambdas did 20 times the work: 30-40 s).  1 - h then differs by
+# column: n x T.  A kernel fit's snapshot holds its outputs at every lambda
+# and serves them by slicing; a banded engine's are its candidates'
+# (band_outputs()).
+engine_outputs <- function(eng, data, lambda) UseMethod("engine_outputs")
+#' @export
+#' @noRd
+engine_outputs.rlsc_banded <- function(eng, data, lambda) band_outputs(eng, data, lambda)
+#' @export
+#' @noRd
+engine_outputs.rlsc_snapshot <- function(eng, data, lambda) outputs_at(eng, data, lambda)
+#' @export
+#' @noRd
+engine_outputs.default <- function(eng, data, lambda) {
   values <- unique(lambda)
-  if (length(values) == 1L || inherits(eng, "rlsc_snapshot")) {
-    return(at_lambdas(lambda, length(lambda), function(l) path_outputs(eng, data, l), rows = "omh"))
-  }
+  if (length(values) == 1L) return(outputs_at(eng, data, lambda))
   of <- match(lambda, values)
   out <- NULL
   for (j in seq_along(values)) {
@@ -78,4 +86,10 @@ column_outputs <- function(eng, data, lambda) {
 pad <- function(object, m) {
   out <- if (is.matrix(m) && ncol(m) == 1L) stats::setNames(m[, 1L], rownames(m)) else m
   if (is.null(object$na.action)) out else stats::naresid(object$na.action, out)
+}
+
+# path_outputs() at `lambda` through at_lambdas(): one path per distinct
+# lambda over all the response columns.
+outputs_at <- function(eng, data, lambda) {
+  at_lambdas(lambda, length(lambda), function(l) path_outputs(eng, data, l), rows = "omh")
 }

@@ -33,8 +33,8 @@ default_grid <- function(built, spec, what, zero = TRUE) {
   eng <- built$engine
   check_spectrum_range(eng$values, what)
   zero <- zero && least_squares_candidate(eng, built$npos)
-  list(lambda = default_lambda(eng$values, spec$nlambda, zero, reliable_lambda(eng, dual_response(built))),
-       zero = zero)
+  limit <- reliable_lambda(eng, rows_response(eng, built$data))
+  list(lambda = default_lambda(eng$values, spec$nlambda, zero, limit), zero = zero)
 }
 
 # The smallest lambda the reliability rules of warn_unreliable() accept for
@@ -43,11 +43,11 @@ default_grid <- function(built, spec, what, zero = TRUE) {
 # 1e-6 of Lambda_k + lambda) and for rows of light weight (light_share()
 # below 1e-6 lambda).  In the dual form, also where rows of zero or
 # negligible weight (evaluated like new rows, warn_direct_rows()) stay
-# accurate; `y` is the response.
+# accurate; `y` is the response of those rows (rows_response()).
 reliable_lambda <- function(eng, y = NULL) {
   noise <- eng$noise %||% 0
   max(1e6 * eng$dropped, 1e6 * noise - eng$values, 1e6 * light_share(eng), 0,
-      if (inherits(eng, "rlsc_dual") && !is.null(y)) direct_rows_lambda(eng, y))
+      if (!is.null(y)) direct_rows_lambda(eng, y))
 }
 
 # Whether the default grid may end with lambda = 0: least squares is defined
@@ -420,7 +420,7 @@ at_lambdas <- function(lambdas, nt, fun, rows = character(), engine = NULL) {
   # (an engine given by position landed in `rows`: `%in%` then deparsed its
   # matrices, and coef() of 5000 response columns took 89 s)
   stopifnot(is.character(rows))
-  if (length(lambdas) == 1L || inherits(engine, c("rlsc_banded", "rlsc_primal"))) return(fun(lambdas))
+  if (length(lambdas) == 1L || per_column_lambdas(engine)) return(fun(lambdas))
   values <- unique(lambdas)
   parts <- lapply(values, fun)
   of <- match(lambdas, values)   # the part of each response column

@@ -54,7 +54,8 @@ loo_predict.rlsc <- function(fit, lambda = fit$lambda_min, ..., type = c("respon
   type <- check_type(fit, type)
   out <- fit_outputs(fit, lambda)
   warn_undefined(out$n_na)
-  warn_unreliable(fit$engine, out$lambda, standardized = !is.null(fit$scale))
+  warn_unreliable(fit$engine, out$lambda, standardized = !is.null(fit$scale),
+                  columns = column_names_of(fit$xnames, fit$features))
   if (type == "class") return(pad(fit, stats::setNames(class_labels(fit, out$loo), rownames(out$loo))))
   if (type == "prob") {
     check_calibrated(fit)

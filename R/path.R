@@ -24,6 +24,8 @@
 # no per-column losses.  With `columns` FALSE (no criterion per response
 # column) the per-column losses are NA, not computed.
 
+#' @export
+#' @noRd
 engine_path.rlsc_primal <- function(eng, data, lambda, classify = FALSE, keep = FALSE,
                                     sums = FALSE, columns = TRUE) {
   space <- if (sums && !keep && !classify) response_space(eng$g)
@@ -84,6 +86,8 @@ heldout_products <- function(eng, x, lambda, take = NULL) {
 
 # The dual engine's own rows, in their two forms; the rows' response comes
 # from the data.
+#' @export
+#' @noRd
 engine_path.rlsc_dual <- function(eng, data, lambda, classify = FALSE, keep = FALSE,
                                   sums = FALSE, columns = TRUE) {
   space <- if (sums && !keep && !classify) response_space(eng$g)

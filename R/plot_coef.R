@@ -126,12 +126,7 @@ spread_labels <- function(y, gap, lo, hi) {
 # columns `cols` (all 5000 of a wide fit took 12-15 s for the 9 drawn): their
 # engine alone (a banded engine answers for all its columns).
 coef_path <- function(object, cols = seq_len(ncol(object$y))) {
-  eng <- object$engine
-  banded <- inherits(eng, "rlsc_banded")
-  if (!banded) eng <- engine_columns(eng, cols)
-  cf <- engine_coef_path(eng, object$lambda)$coef
-  if (banded) cf <- cf[, cols, , drop = FALSE]
-  cf <- aperm(cf, c(1L, 3L, 2L))
+  cf <- aperm(column_coef_path(object$engine, cols, object$lambda), c(1L, 3L, 2L))
   dimnames(cf) <- list(object$xnames, NULL, response_names(object$y)[cols])
   cf
 }

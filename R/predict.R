@@ -203,7 +203,8 @@ decisions_at <- function(object, newdata, lambdas, engines = NULL, se = FALSE) {
   if (warned) {
     warn_unreliable(if (is.null(engines)) object$engine else engines[[1L]],
                     unlist(lapply(lambdas, lambda_value, object = object)),
-                    new_rows = TRUE, standardized = !is.null(object$scale))
+                    new_rows = TRUE, standardized = !is.null(object$scale),
+                    columns = column_names_of(object$xnames, object$features))
   }
   out
 }
@@ -283,7 +284,8 @@ predict_design <- function(object, x, lambda) {
   }, engine = object$engine)
   f <- out$f
   attr(f, "bound") <- NULL
-  warn_unreliable(object$engine, lam, new_rows = TRUE, standardized = !is.null(object$scale))
+  warn_unreliable(object$engine, lam, new_rows = TRUE, standardized = !is.null(object$scale),
+                  columns = column_names_of(object$xnames, object$features))
   # (the slim fit of predict_chunks() holds the scale of y, not y)
   if (!is.null(out$bound)) warn_prediction(out$bound, object$y_scale %||% y_scale(object$y), lam)
   dimnames(f) <- list(rownames(x), response_names(object$y))

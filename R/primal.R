@@ -84,11 +84,42 @@ primal_engine <- function(mom, intercept, scale = NULL, free = NULL, eigen = c_e
   }
   check_underflow(c(eig$values, if (length(free)) diag(mom$sxx)[free]), mom)
   v <- unscale(v)
+  sizes <- if (is.matrix(mom$sxx)) diag(mom$sxx)[pen] else mom$sxx[pen]
   new_engine("primal", values = eig$values[kept$keep], dropped = kept$dropped, graded = graded,
              noise = if (any(kept$keep)) noise[kept$keep] else max(noise, 0),
              g = c_crossprod(v, raw$sxy), yshift = raw$yshift, ybar = raw$ybar, intercept = intercept,
              sumw = mom$sumw, shift = raw$shift, center = raw$xbar, v = v,
-             beta0 = unscale(beta0), free_map = unscale(free_map))
+             beta0 = unscale(beta0), free_map = unscale(free_map),
+             weak = weak_columns(eig, sizes, pen, if (graded) 1e-18 else 1e-9,
+                                 if (graded) (m * .Machine$double.eps)^2 else m * .Machine$double.eps))
+}
+
+# The columns of a near-dependence, for warn_unreliable() to name: those
+# that carry the directions whose eigenvalues are below `limit` of the
+# largest (the condition number warn_unreliable() speaks of, or dropped as
+# numerically zero) because their columns cancel, not because the columns
+# are small.  A direction u is a combination sum_j u_j x_j of the (scaled)
+# columns, of squared norm Lambda_k against sum_j u_j^2 S_jj for its terms
+# (S_jj the column's, `sizes`): it is a near-dependence when it cancels six
+# digits of them or more, its terms are above the decomposition's rounding
+# (`rel` Lambda_1, as kept_directions() counts it: below, the eigenvalue says
+# nothing) and two columns or more carry it.  Column j carries
+# |u_j| sqrt(S_jj) of it, and is named when that is at least a tenth of the
+# largest column's share.  From the smallest direction up; NULL when there is
+# none.  Column numbers among all columns (`pen`: those decomposed).
+weak_columns <- function(eig, sizes, pen, limit, rel) {
+  values <- eig$values
+  top <- max(values, 0)
+  weak <- which(values <= limit * top)
+  if (!length(weak)) return(NULL)
+  cols <- integer()
+  for (k in weak[order(values[weak])]) {
+    share <- abs(eig$vectors[, k]) * sqrt(pmax(sizes, 0))
+    terms <- sum(share^2)
+    carry <- order(share, decreasing = TRUE)[seq_len(sum(share >= max(share) / 10))]
+    if (terms > rel * top && values[k] <= 1e-6 * terms && length(carry) > 1L) cols <- union(cols, carry)
+  }
+  if (length(cols)) pen[cols]
 }
 
 # The Gram that the primal engine decomposes: that of the moments scaled by
@@ -279,6 +310,8 @@ model_df <- function(eng, lambda) {
 # The slopes (in the units of x) and intercept at lambda (one, or one per
 # response column: spectral_filter()), and what linear_decision() centers
 # new rows with.
+#' @export
+#' @noRd
 engine_coef.rlsc_primal <- function(eng, lambda) {
   beta <- eng$v %*% (eng$g * spectral_filter(eng$values, lambda))
   if (!is.null(eng$beta0)) beta <- beta + eng$beta0
@@ -298,10 +331,14 @@ primal_slope_path <- function(eng, lambda) {
   eng$v %*% (eng$g[, rep(seq_len(nt), nl), drop = FALSE] * filt[, rep(seq_len(nl), each = nt), drop = FALSE])
 }
 
+#' @export
+#' @noRd
 engine_decision.rlsc_primal <- function(eng, newx, lambda) {
   linear_decision(newx, engine_coef(eng, lambda))
 }
 
+#' @export
+#' @noRd
 engine_basis.rlsc_primal <- function(eng, newx) project_rows(newx, eng)
 
 # Decision values of a linear model from engine_coef(): intercept + x beta,

@@ -98,9 +98,16 @@ light_rows <- function(w) {
 
 # `standardized`: the columns were standardized (standardize = TRUE), so
 # that putting them on comparable scales is no advice.
-warn_unreliable <- function(eng, lambda, new_rows = FALSE, standardized = FALSE) UseMethod("warn_unreliable")
+# `columns`: the names of the columns of a linear model (NULL for a model on
+# features), to name those of a near-dependence (the engine's `weak`).
+warn_unreliable <- function(eng, lambda, new_rows = FALSE, standardized = FALSE, columns = NULL) {
+  UseMethod("warn_unreliable")
+}
 
-warn_unreliable.default <- function(eng, lambda, new_rows = FALSE, standardized = FALSE) {
+#' @export
+#' @noRd
+warn_unreliable.default <- function(eng, lambda, new_rows = FALSE, standardized = FALSE,
+                                    columns = NULL) {
   values <- eng$values
   r <- reliability(eng, lambda, new_rows)
   conditioned <- r$conditioned
@@ -131,6 +138,9 @@ warn_unreliable.default <- function(eng, lambda, new_rows = FALSE, standardized 
       sprintf(paste("rows of weight %s of the largest carry the rounding of the",
                     "eigendecomposition, amplified by the square root of that ratio, into the values"),
               format(1 / eng$light^2, digits = 2))
+    },
+    if (any(conditioned | (near_dropped & !lost)) && !is.null(eng$weak) && !is.null(columns)) {
+      paste("the columns of `x` nearly collinear are", name_list(columns[eng$weak], 5L))
     })
   linear <- linear_engine(eng)
   advice <- c("use larger values of `lambda`",

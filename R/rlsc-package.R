@@ -33,8 +33,18 @@
 #'     thread; workers of a chunked fit share the session's threads between
 #'     them. `vignette("chunked")` says
 #'     how to keep the threads of parallel workers within the cores.}
-#'   \item{`rlsc.progress`}{`FALSE` turns off the progress bar of long kernel
-#'     fits in interactive sessions (default `TRUE`).}
+#'   \item{`rlsc.progress`}{Whether a search over several kernel settings
+#'     shows a progress bar (with cli installed): `FALSE` never, `TRUE`
+#'     also outside interactive sessions; by default in interactive
+#'     sessions only.}
+#'   \item{`rlsc.memory`}{Bytes of memory a kernel (or dual) fit may count
+#'     on: one with more rows of positive weight than its three n x n
+#'     matrices (about \eqn{24 n^2} bytes) fit in stops at once with an error
+#'     that says so, instead of failing to allocate midway. By default the
+#'     memory the system reports available (`MemAvailable` on Linux;
+#'     elsewhere unknown, and nothing is checked); `Inf` turns the check
+#'     off, and a smaller number keeps a fit within a share of a shared
+#'     machine.}
 #'   \item{`rlsc.band_memory`}{Bytes that the engines of a batch of
 #'     candidates of a banded fit (`bands`) may take (default `5e8`): more
 #'     candidates per pass over the rows, or fewer; also the bound of the

@@ -32,11 +32,15 @@ prediction_se <- function(object, x, lambda) {
 
 # (K_0 - 1 kbar')(s o U) Lambda^(-1/2), as the dual engine projects rows of
 # zero weight.
+#' @export
+#' @noRd
 engine_basis.rlsc_dual <- function(eng, newx) {
   su <- sqrt(eng$w[eng$rows]) * dual_u(eng)
   sweep(dual_cross(eng, newx) %*% su, 2L, sqrt(eng$values), "/")
 }
 
+#' @export
+#' @noRd
 engine_basis.rlsc_snapshot <- function(eng, newx) {
   stop_arg("`se.fit` = TRUE for a kernel fit needs its eigendecomposition: refit with ",
            "`keep_eigen = TRUE`")

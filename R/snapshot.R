@@ -30,6 +30,8 @@ snapshot_index <- function(snap, lambda) {
   idx
 }
 
+#' @export
+#' @noRd
 engine_path.rlsc_snapshot <- function(eng, data, lambda, classify = FALSE, keep = FALSE,
                                       sums = FALSE, columns = TRUE) {
   idx <- snapshot_index(eng, lambda)
@@ -40,18 +42,32 @@ engine_path.rlsc_snapshot <- function(eng, data, lambda, classify = FALSE, keep 
        weights = eng$w)
 }
 
+#' @export
+#' @noRd
 engine_coef.rlsc_snapshot <- function(eng, lambda) {
   idx <- snapshot_index(eng, lambda)
   list(coef = matrix(eng$coef[, , idx], nrow(eng$coef)), intercept = eng$intercept[, idx])
 }
 
+#' @export
+#' @noRd
 engine_decision.rlsc_snapshot <- function(eng, newx, lambda) {
   cf <- engine_coef(eng, lambda)
   dual_cross(eng$cross, newx) %*% cf$coef[eng$cross$rows, , drop = FALSE] +
     rep_each(eng$cross$yshift + eng$cross$ybar, nrow(newx))
 }
 
-validate_snapshot <- function(snap) {
+#' @export
+#' @noRd
+engine_ncol.rlsc_snapshot <- function(eng) dim(eng$loo)[2L]
+#' @export
+#' @noRd
+engine_cross.rlsc_snapshot <- function(eng) eng$cross
+
+#' @export
+#' @noRd
+validate_engine.rlsc_snapshot <- function(object) {
+  snap <- object
   n <- length(snap$w)
   nl <- length(snap$lambda)
   ok <- is.double(snap$lambda) && is.double(snap$w) &&

@@ -167,41 +167,41 @@ test_that("the LOO error approaches the exact kernel's as m grows", {
 
 test_that("classification, the formula interface, standardize and sparse x work as for kernels", {
   df <- transform(mtcars, cyl = factor(cyl))
-  x <- design_matrix(terms(mpg ~ wt + hp + cyl, data = df), model.frame(mpg ~ wt + hp + cyl, df))
+  x <- model.matrix(mpg ~ wt + hp + cyl, df)[, -1]   # (the design the formula method builds)
   z <- x[c(3, 9, 15, 21, 27), ]
   lam <- 10^seq(2, -2, length.out = 9)
   kern <- nystrom(kernel_rbf(c(50, 100)), landmarks = z)
   f1 <- rlsc_short(mpg ~ wt + hp + cyl, data = df, kernel = kern, lambda = lam)
-  f2 <- rlsc_short(unclass(x), df$mpg, kernel = kern, lambda = lam)
+  f2 <- rlsc_short(x, df$mpg, kernel = kern, lambda = lam)
   expect_equal(f1$kernel_path, f2$kernel_path, tolerance = 1e-12)
-  expect_equal(unname(predict(f1, df[1:4, ])), unname(predict(f2, unclass(x)[1:4, ])), tolerance = 1e-12)
+  expect_equal(unname(predict(f1, df[1:4, ])), unname(predict(f2, x[1:4, ])), tolerance = 1e-12)
   # standardize: the fit of the scaled columns, landmarks given in original units
   s <- sqrt(colMeans(sweep(x, 2, colMeans(x))^2))
-  f3 <- rlsc_short(unclass(x), df$mpg, kernel = nystrom(kernel_rbf(c(1, 2)), landmarks = z),
+  f3 <- rlsc_short(x, df$mpg, kernel = nystrom(kernel_rbf(c(1, 2)), landmarks = z),
                    standardize = TRUE, lambda = lam)
-  f4 <- rlsc_short(sweep(unclass(x), 2, s, "/"), df$mpg,
+  f4 <- rlsc_short(sweep(x, 2, s, "/"), df$mpg,
                    kernel = nystrom(kernel_rbf(c(1, 2)), landmarks = sweep(z, 2, s, "/")), lambda = lam)
   expect_equal(f3$kernel_path, f4$kernel_path, tolerance = 1e-10)
-  expect_equal(predict(f3, unclass(x)[1:4, ]), predict(f4, sweep(unclass(x)[1:4, ], 2, s, "/")),
+  expect_equal(predict(f3, x[1:4, ]), predict(f4, sweep(x[1:4, ], 2, s, "/")),
                tolerance = 1e-10)
   # landmarks taken by name when they have the columns of x among others
   zn <- cbind(extra = 1, z[, rev(colnames(z))])
-  expect_equal(rlsc_short(unclass(x), df$mpg, kernel = nystrom(kernel_rbf(50), landmarks = zn),
+  expect_equal(rlsc_short(x, df$mpg, kernel = nystrom(kernel_rbf(50), landmarks = zn),
                           lambda = lam)$path,
-               rlsc_short(unclass(x), df$mpg, kernel = nystrom(kernel_rbf(50), landmarks = z),
+               rlsc_short(x, df$mpg, kernel = nystrom(kernel_rbf(50), landmarks = z),
                           lambda = lam)$path, tolerance = 1e-12)
   # binary classification: classes from the sign of the decision values
   y2 <- factor(df$am, labels = c("auto", "manual"))
   set.seed(7)
   # 30 features on 32 rows nearly interpolate at the bottom of the grid: warned
-  cl <- suppressWarnings(rlsc(scale(unclass(x)), y2, kernel = random_features(kernel_rbf(c(2, 4)), m = 30)))
+  cl <- suppressWarnings(rlsc(scale(x), y2, kernel = random_features(kernel_rbf(c(2, 4)), m = 30)))
   expect_identical(cl$criterion, "misclass")
-  expect_identical(as.character(predict(cl, scale(unclass(x)), type = "class")),
-                   unname(ifelse(predict(cl, scale(unclass(x))) > 0, "manual", "auto")))
+  expect_identical(as.character(predict(cl, scale(x), type = "class")),
+                   unname(ifelse(predict(cl, scale(x)) > 0, "manual", "auto")))
   expect_s3_class(summary(cl)$confusion, "table")
   # sparse x gives the dense fit
   skip_if_not_installed("Matrix")
-  xs <- Matrix::Matrix(unclass(x), sparse = TRUE)
+  xs <- Matrix::Matrix(x, sparse = TRUE)
   expect_equal(rlsc_short(xs, df$mpg, kernel = kern, lambda = lam)$kernel_path, f2$kernel_path,
                tolerance = 1e-12)
 })

@@ -261,11 +261,23 @@ test_that("a kernel parameter chosen at the end of its values warns", {
   expect_no_warning(rlsc(d$x, d$y, kernel = kernel_rbf(1)))
 })
 
-test_that("the progress bar is off outside interactive sessions and by option", {
-  expect_false(show_progress(5))
-  withr_opt <- options(rlsc.progress = FALSE)
-  on.exit(options(withr_opt))
-  expect_false(show_progress(5))
+test_that("the progress bar of a search over kernel settings: interactive sessions only, or as the option says", {
+  skip_if_not_installed("cli")
+  skip_if(interactive(), "the default shows the bar in interactive sessions")
+  d <- sine_data(30, 84)
+  # cli's logger handler prints each event of a bar, wherever it runs
+  old <- options(cli.progress_handlers_only = "logger", cli.progress_show_after = 0,
+                 rlsc.progress = NULL)
+  on.exit(options(old))
+  fit <- function() rlsc(d$x, d$y, kernel = kernel_rbf(c(0.5, 1, 2)), lambda = c(1, 0.1))
+  expect_silent(fit())
+  options(rlsc.progress = TRUE)
+  expect_output(fit(), "0/3 created")
+  expect_silent(rlsc(d$x, d$y, kernel = kernel_rbf(1), lambda = c(1, 0.1)))   # (one setting: no bar)
+  options(rlsc.progress = FALSE)
+  expect_silent(fit())
+  options(rlsc.progress = "yes")
+  expect_error(fit(), "^option `rlsc.progress` must be TRUE or FALSE, not character vector")
 })
 
 test_that("kernel fits never modify their inputs", {

@@ -125,6 +125,46 @@ test_that("lambda = 0 with directions dropped as numerically zero warns: nearly 
                tolerance = 1e-10)
 })
 
+test_that("the warning of nearly collinear columns names them, as lm()'s aliased coefficients do", {
+  set.seed(11)
+  n <- 40
+  x <- matrix(rnorm(n * 5), n, dimnames = list(NULL, c("a", "b", "c", "d", "e")))
+  y <- drop(x[, c("a", "c", "e")] %*% c(1, -1, 2)) + 0.1 * rnorm(n)   # (lambda_min = 0)
+  # d = a + 2 b up to 1e-5: the smallest eigenvalue below 1e-9 of the largest
+  x[, "d"] <- x[, "a"] + 2 * x[, "b"] + 1e-5 * rnorm(n)
+  named <- "the columns of `x` nearly collinear are `d`, `b`, `a`; use larger"
+  expect_warning(fit <- rlsc(x, y, lambda = c(1, 0)), named, fixed = TRUE)
+  expect_warning(loo_predict(fit, 0), named, fixed = TRUE)
+  expect_warning(predict(fit, x[1:3, ], lambda = 0), named, fixed = TRUE)
+  expect_no_warning(predict(fit, x[1:3, ], lambda = 1))
+  # lm() finds the same columns aliased once the dependence is exact
+  exact <- x
+  exact[, "d"] <- exact[, "a"] + 2 * exact[, "b"]
+  expect_identical(names(which(is.na(coef(lm(y ~ exact))))), "exactd")
+  expect_warning(rlsc(exact, y, lambda = c(1, 0)), named, fixed = TRUE)
+  # the design's column names for a formula; the column on another scale is
+  # not part of the dependence, and standardize = TRUE leaves it in place
+  df <- data.frame(y = y, x)
+  df$e <- df$e * 1e7
+  expect_warning(rlsc(y ~ ., data = df, lambda = c(1, 0)), named, fixed = TRUE)
+  expect_warning(rlsc(y ~ ., data = df, lambda = c(1, 0), standardize = TRUE),
+                 "nearly collinear are `d`, `b`, `a`; use larger values of `lambda`$")
+  # many columns of one dependence: the first five, and how many more
+  wide <- matrix(rnorm(n * 9), n, dimnames = list(NULL, paste0("v", 1:9)))
+  wide[, 9] <- rowSums(wide[, 1:8]) + 1e-6 * rnorm(n)
+  expect_warning(rlsc(wide, wide[, 1] + 0.1 * rnorm(n), lambda = c(1, 0)),
+                 "nearly collinear are `v9`(, `v[1-8]`){4} and 4 more; ")
+  # columns on different scales without a dependence: warned about, no column named
+  far <- x
+  far[, "d"] <- rnorm(n)
+  for (s in c(1e12, 1e17)) {
+    far[, "e"] <- x[, "e"] * s
+    res <- fit_warnings(rlsc(far, y, lambda = c(1, 0)))
+    expect_true(any(grepl("leave-one-out values may be inaccurate", res$warnings)), info = s)
+    expect_false(any(grepl("nearly collinear are", res$warnings)), info = s)
+  }
+})
+
 test_that("y of 1e150 and 1e-130 has the criteria and standard errors of y, scaled (no overflow to Inf or 0)", {
   d <- make_data(30, 3, seed = 5)
   lam <- c(30, 3, 0.3)
@@ -254,15 +294,35 @@ test_that("unclear errors are clear: each names the argument and the problem", {
 })
 
 test_that("a dual fit that cannot fit in memory says so up front, with the size it needs", {
-  expect_error(check_dual_memory(60000, available = 16e9),
+  d <- make_data(300, 2, seed = 43)
+  big <- list(x = matrix(rnorm(60000 * 2), 60000), y = rnorm(60000))
+  old <- options(rlsc.memory = 16e9)
+  on.exit(options(old))
+  # (up front: a fit of 60000 rows would take minutes to get that far)
+  expect_error(rlsc(big$x, big$y, kernel = kernel_rbf(1)),
                paste0("^a kernel \\(or dual\\) fit with n = 60000 rows of positive weight needs about ",
                       "3 x 28.8 GB of memory for its n x n matrices, more than the 16.0 GB available; "))
-  expect_silent(check_dual_memory(1000, available = 16e9))
-  expect_silent(check_dual_memory(60000, available = NA))
-  avail <- available_memory()
-  skip_if(is.na(avail) || avail > 80e9, "this machine may have the memory for n = 60000")
-  x <- matrix(rnorm(60000 * 2), 60000)
-  expect_error(rlsc(x, rnorm(60000), kernel = kernel_rbf(1)), "n = 60000 .* 3 x 28.8 GB of memory")
+  # the bound is 3 x 8 n^2 bytes, exactly; rows of weight 0 do not count
+  need <- 3 * 8 * 300^2
+  options(rlsc.memory = need - 1)
+  expect_error(rlsc(d$x, d$y, kernel = kernel_rbf(1), lambda = 1), "n = 300 .* more than the 2 MB available")
+  options(rlsc.memory = need)
+  expect_equal(predict(rlsc(d$x, d$y, kernel = kernel_rbf(1), lambda = 1), d$x[1:3, ]),
+               predict(rlsc(rbind(d$x, d$x[1:5, ]), c(d$y, d$y[1:5]), weights = rep(1:0, c(300, 5)),
+                            kernel = kernel_rbf(1), lambda = 1), d$x[1:3, ]), tolerance = 1e-10)
+  options(rlsc.memory = Inf)
+  expect_no_error(rlsc(d$x, d$y, kernel = kernel_rbf(1), lambda = 1))
+  for (bad in list(-1, NA_real_, "1e9", c(1e9, 2e9))) {
+    options(rlsc.memory = bad)
+    expect_error(rlsc(d$x, d$y, kernel = kernel_rbf(1), lambda = 1),
+                 "^option `rlsc.memory` must be one positive number of bytes")
+  }
+  # by default the memory the system reports (Linux: MemAvailable)
+  options(rlsc.memory = NULL)
+  info <- tryCatch(readLines("/proc/meminfo", warn = FALSE), error = function(e) character())
+  avail <- 1024 * as.double(gsub("[^0-9]", "", grep("^MemAvailable:", info, value = TRUE)))
+  skip_if(length(avail) != 1L || avail > 80e9, "the memory available is unknown, or enough for n = 60000")
+  expect_error(rlsc(big$x, big$y, kernel = kernel_rbf(1)), "n = 60000 .* 3 x 28.8 GB of memory")
 })
 
 test_that("damaged fit objects are errors on entry to the methods, never a crash or a huge allocation", {
@@ -301,7 +361,6 @@ test_that("every kind of fit passes the checks of its fields (the constructors l
   d <- make_data(30, 4, seed = 7)
   wide <- make_data(12, 20, seed = 8)
   cls <- factor(rep(c("a", "b", "c"), 10))
-  valid <- getFromNamespace("validate_rlsc", "rlsc")
   fits <- list(
     primal = rlsc_short(d$x, d$y, lambda = c(10, 1)),
     dual = rlsc_short(wide$x, wide$y, lambda = c(10, 1)),
@@ -312,7 +371,15 @@ test_that("every kind of fit passes the checks of its fields (the constructors l
     nystrom = rlsc_short(d$x, d$y, kernel = nystrom(kernel_rbf(2), m = 10), lambda = c(1, 0.1)),
     banded = rlsc_short(d$x, d$y, bands = c(1, 1, 2, 2), lambda = c(10, 1)),
     chunks = rlsc_short(chunk_matrix(d$x, d$y, chunk_rows = 7), lambda = c(10, 1)))
-  for (k in names(fits)) expect_identical(valid(fits[[k]]), fits[[k]], info = k)
+  # every method checks the fit on entry (validate_rlsc()): a check that
+  # refused a valid kind of fit would be an error here
+  for (k in names(fits)) {
+    fit <- fits[[k]]
+    newx <- if (k == "dual") wide$x[1:3, ] else d$x[1:3, ]
+    for (method in list(coef, fitted, summary, function(f) predict(f, newx))) {
+      expect_no_error(method(fit))
+    }
+  }
 })
 
 test_that("each field the validators check is an error naming it, for fits and their engines", {
@@ -337,6 +404,7 @@ test_that("each field the validators check is an error naming it, for fits and t
     list(lin, function(e) { e$intercept <- NA; e }, "`intercept` must be TRUE or FALSE"),
     list(lin, function(e) { e$center <- as.character(e$center); e }, "`center` and `shift` must be double vectors"),
     list(lin, function(e) { e["v"] <- list(NULL); e }, "a primal engine needs `v` \\(d x r\\)"),
+    list(lin, function(e) { e$weak <- 99L; e }, "`weak` must index columns of `v`"),
     list(dual, function(e) { e$rows <- as.double(e$rows); e }, "a dual engine needs `kernel`, `rows`"))
   cases <- c(lapply(fits, function(case) c(case, "`object` is not a valid rlsc fit: ")),
              lapply(engines, function(case) {
