@@ -206,17 +206,10 @@ beyond_probes <- function(eng, lambda) {
     if (lambda[length(lambda)] > 0) probe_lambdas(eng, lambda[length(lambda)], FALSE))
 }
 
-# The boundary warning of a fit, one per call: for each selected lambda_min
-# (one per response column with per_response = TRUE), whether the criterion
-# keeps improving past the end of the grid it sits at.
-check_boundary <- function(extended, eng, lambda, index_min, crit) {
-  warn_boundary_found(boundary_found(extended, eng, lambda, index_min, crit), index_min,
-                      length(lambda), isTRUE(crit$maximize))
-}
-
 # What beyond_grid() finds past the end each lambda_min sits at (a list, one
-# element per lambda_min; NULL inside the grid), for check_boundary() and,
-# candidate by candidate, check_band_boundary().
+# element per lambda_min; NULL inside the grid), for the boundary probe of
+# new_fit() (of a banded fit per response column candidate by candidate,
+# band_boundary_found()).
 boundary_found <- function(extended, eng, lambda, index_min, crit) {
   per_response <- isTRUE(crit$per_response)
   cols <- if (per_response) paste0("mse_", names(index_min)) else crit$name
@@ -236,8 +229,10 @@ boundary_found <- function(extended, eng, lambda, index_min, crit) {
   })
 }
 
-# The warning of check_boundary() from what beyond_grid() found for each
-# selected lambda_min (named by response column when there are several).
+# The boundary warning of a fit, one per call: from what beyond_grid() found
+# for each selected lambda_min (one per response column with per_response =
+# TRUE, named by them), whether the criterion keeps improving past the end
+# of the grid it sits at.
 warn_boundary_found <- function(found, index_min, nlambda, maximize = FALSE) {
   hit <- !vapply(found, is.null, NA)
   if (!any(hit)) return(invisible())
