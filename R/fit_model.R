@@ -291,7 +291,7 @@ search_settings <- function(search, spec) {
       for (b in seq_along(batch)) {
         j <- batch[b]
         grid <- grids[[b]]
-        grids[b] <- list(NULL)   # (a setting not kept is let go at once)
+        grids[b] <- list(NULL)
         nl <- length(grid$lambda)
         # a point interpolated at lambda = 0 (fit_bands() then drops 0 from the shared grid)
         best$zero_na <- best$zero_na || (grid$lambda[nl] == 0 && grid$path$n_na[nl] > 0)
@@ -304,6 +304,7 @@ search_settings <- function(search, spec) {
         at <- (is.na(best$j[cols]) & !is.na(sel$score[1L, ])) | (nk == 1L && nl == 1L)
         if (!is.null(best$score)) at <- at | better_score(sel$score, best$score[, cols, drop = FALSE])
         if (any(at)) best <- keep_setting(best, grid, j, cols, which(at), sel)
+        grid <- NULL   # (a kernel setting's n x n engine, before the next is built)
       }
       if (!is.null(bar)) cli::cli_progress_update(id = bar, inc = length(batch))
     }
