@@ -263,7 +263,7 @@ check_counts <- function(n, npos) {
 # settings go in batches and the response columns in blocks (`search$plan`;
 # by default one setting per batch and every column at once), each batch's
 # validation tables made together (setting_tables()); each table's lambda is
-# chosen by select_columns() (setting_choice()), per response column when
+# chosen by select_columns() (select_table()), per response column when
 # the settings share one grid (`search$lambda`: banded ridge per response
 # column) or on the pooled criterion as its one-column case, and each column
 # keeps its best setting by better_score() (ties, to rounding, to the LOO
@@ -295,7 +295,7 @@ search_settings <- function(search, spec) {
         nl <- length(grid$lambda)
         # a point interpolated at lambda = 0 (fit_bands() then drops 0 from the shared grid)
         best$zero_na <- best$zero_na || (grid$lambda[nl] == 0 && grid$path$n_na[nl] > 0)
-        sel <- setting_choice(grid$path, crit, responses[cols])
+        sel <- select_table(grid$path, crit, responses[cols])
         scores[j, cols] <- sel$score[1L, ]
         if (!per_column) {
           tables[[j]] <- grid$path
@@ -341,25 +341,6 @@ setting_tables <- function(search, spec, batch, cols) {
     built <- search$build(search$settings[[j]])
     c(built, grid_table(built, spec, search$what))
   })
-}
-
-# lambda_min and lambda_1se of a setting's validation table by
-# select_columns(), and the setting's score there (rows: the criterion, then
-# the tie-break): per response column (`responses`: their squared errors,
-# whose curves and standard errors come too) or of the pooled criterion
-# (negated when maximized; the LOO squared error breaks ties of "misclass").
-setting_choice <- function(path, crit, responses = NULL) {
-  if (!is.null(responses)) {
-    curve <- response_curves(path, responses)
-    se <- response_curves(path, responses, "_se")
-    sel <- select_columns(curve, se)
-    return(c(sel, list(score = rbind(sel$value), curve = curve, se = se)))
-  }
-  value <- path[[crit$name]] * if (crit$maximize) -1 else 1
-  tiebreak <- if (crit$name == "misclass") path$mse
-  sel <- select_columns(matrix(value), matrix(path[[paste0(crit$name, "_se")]] %||% NA_real_, length(value)),
-                        if (!is.null(tiebreak)) matrix(tiebreak))
-  c(sel, list(score = rbind(sel$value, tiebreak[sel$index_min])))
 }
 
 # Columns `at` of `cols` keep setting j (search_settings()): of the pooled
