@@ -48,6 +48,9 @@ fit_bands <- function(data, spec, call) {
   best$j <- NULL   # (no kernel setting to index)
   best$engine <- banded_engine(search, spec, best$cand)
   best$data <- search$data
+  best$path <- band_path(best$lambda, best$curve, best$se, best$n_na, spec$crit$responses,
+                         search$data$resp$type == "classification")
+  best[c("curve", "se", "n_na")] <- NULL
   best$tables <- list(best$path)
   best$path$df <- band_df(best$engine, best$lambda)
   fit <- new_fit(call, best, search, spec)

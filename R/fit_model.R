@@ -319,9 +319,6 @@ search_settings <- function(search, spec) {
   best$scores <- if (per_column) scores else scores[, 1L]
   if (per_column) {
     best$lambda <- search$lambda
-    best$path <- band_path(best$lambda, best$curve, best$se, best$n_na, responses,
-                           search$data$resp$type == "classification")
-    best[c("curve", "se", "n_na")] <- NULL
   } else {
     best$setting <- settings[[best$j]]
     best$tables <- tables
@@ -345,7 +342,8 @@ setting_tables <- function(search, spec, batch, cols) {
 
 # Columns `at` of `cols` keep setting j (search_settings()): of the pooled
 # criterion the setting's engine and table whole; per response column each
-# column's curve, standard error and undefined LOO values along the grid.
+# column's curve, standard error and undefined LOO values along the grid
+# (`curve`, `se`, `n_na`: band_path() makes the fit's table of them).
 keep_setting <- function(best, grid, j, cols, at, sel) {
   if (is.null(best$score)) best$score <- matrix(NA_real_, nrow(sel$score), length(best$j))
   to <- cols[at]
