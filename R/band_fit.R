@@ -12,43 +12,45 @@
 #           for K-fold), never a pass over the rows for it;
 #   dual    one n x n eigendecomposition of sum_g w_g X_g X_g' per candidate
 #           (the linear kernel of the rescaled columns).
-# With per_response = FALSE the candidates are the settings of the usual
-# search (search_settings(): one (candidate, lambda) for every column, any
-# criterion).  With per_response = TRUE (the default with `bands`) each
-# response column keeps the (candidate, lambda) of its smallest criterion:
-# the candidates share one lambda grid, and the primal candidates are
-# evaluated in batches, each batch in ONE pass over the rows (every block
-# projected once per candidate of the batch, src/path.c accumulating each
-# column's losses), the batches and the blocks of response columns sized so
-# that their engines stay within options(rlsc.band_memory) bytes.
+# The candidates are the settings of the one search (search_settings()):
+# with per_response = FALSE one (candidate, lambda) for every column, any
+# criterion, each candidate on its own default grid; with per_response = TRUE
+# (the default with `bands`) each response column keeps the (candidate,
+# lambda) of its smallest criterion: the candidates share one lambda grid, and
+# the primal candidates are evaluated in batches, each batch in ONE pass over
+# the rows (every block projected once per candidate of the batch, src/path.c
+# accumulating each column's losses), the batches and the blocks of response
+# columns sized so that their engines stay within options(rlsc.band_memory)
+# bytes.
 
 fit_bands <- function(data, spec, call) {
   search <- band_search(data, spec)
   spec$bands <- search$bands   # with the choice of decomposition (graded_bands())
-  if (!spec$crit$per_response) {
-    best <- search_settings(search, spec)
-    chosen <- best$j
-    # a candidate, not a kernel setting; with a kernel (multiple-kernel
-    # ridge) the fit is a kernel fit of that kernel and the chosen candidate's table
-    best$setting <- spec$kernel
-    best$tables <- best$tables[chosen]
-    fit <- new_fit(call, best, search, spec)
-    nt <- ncol(fit$y)
-    scores <- matrix(best$scores, ncol = 1L)
-    return(band_fit(fit, spec, rep(chosen, nt), scores))
-  }
   # (one candidate per response column: no calibration of probabilities)
-  spec$calibration <- FALSE
-  best <- search_per_response(search, spec)
+  if (spec$crit$per_response) spec$calibration <- FALSE
+  best <- search_settings(search, spec)
   if (search$zero && best$zero_na) {
-    # a point interpolated at lambda = 0: the default grid again without 0,
-    # as grid_table() makes it
+    # a point interpolated at lambda = 0: the shared default grid again
+    # without 0, as grid_table() makes each setting's
     search <- band_search(data, spec, zero = FALSE)
-    best <- search_per_response(search, spec)
+    best <- search_settings(search, spec)
   }
+  # a candidate, not a kernel setting; with a kernel (multiple-kernel ridge)
+  # the fit is a kernel fit of that kernel
+  best$setting <- spec$kernel
+  if (!spec$crit$per_response) {
+    chosen <- best$j
+    best$tables <- best$tables[chosen]   # (the chosen candidate's table)
+    fit <- new_fit(call, best, search, spec)
+    return(band_fit(fit, spec, rep(chosen, ncol(fit$y)), matrix(best$scores, ncol = 1L)))
+  }
+  best$cand <- best$j
+  best$j <- NULL   # (no kernel setting to index)
   best$engine <- banded_engine(search, spec, best$cand)
   best$data <- search$data
-  best$setting <- spec$kernel
+  best$path <- band_path(best$lambda, best$curve, best$se, best$n_na, spec$crit$responses,
+                         search$data$resp$type == "classification")
+  best[c("curve", "se", "n_na")] <- NULL
   best$tables <- list(best$path)
   best$path$df <- band_df(best$engine, best$lambda)
   fit <- new_fit(call, best, search, spec)

@@ -1,95 +1,40 @@
-# Each response column's best (candidate, lambda): every candidate's
-# validation table over one grid, in batches of candidates (one pass over the
-# rows per batch in the primal) and blocks of response columns, each table
-# folded into the running best as it comes (nothing of size candidates x
-# lambdas x columns is kept): per column its candidate, lambda_min and
-# lambda_1se (as select_lambda() chooses them), its criterion curve and
-# standard errors, and each candidate's best criterion (`scores`).
-search_per_response <- function(search, spec) {
-  data <- search$data
-  crit <- spec$crit
-  responses <- crit$responses
-  nt <- length(responses)
-  nc <- length(search$settings)
+# The validation tables of a batch of band candidates over the grid they
+# share (`search$lambda`), for response columns `cols` (search_settings()):
+# in the primal every candidate's engine (or fold engines, for K-fold) of the
+# batch in ONE pass over the rows, each block projected once per candidate
+# (src/path.c accumulating each column's losses); in the dual from each
+# engine's own rows.  The batches and blocks of columns are band_plan()'s.
+shared_tables <- function(search, spec, batch, cols) {
+  data <- select_responses(search$data, cols)
   lambda <- search$lambda
-  nl <- length(lambda)
-  curve <- se <- matrix(NA_real_, nl, nt)
-  n_na <- matrix(0, nl, nt)
-  value <- rep(Inf, nt)
-  cand <- imin <- i1se <- rep(NA_integer_, nt)
-  scores <- matrix(NA_real_, nc, nt, dimnames = list(NULL, responses))
-  zero_na <- FALSE   # a point interpolated at lambda = 0 (by some candidate)
-  plan <- band_plan(search, spec, data, nt, nc)
-  full <- spec$cv$type != "kfold"   # (K-fold: the fold engines only)
-  for (cols in plan$targets) {
-    part <- select_responses(data, cols)
-    for (batch in plan$batches) {
-      built <- if (is.null(search$build_batch)) lapply(batch, search$build, cols = cols, full = full) else {
-        search$build_batch(batch, cols, full)
-      }
-      tables <- candidate_tables(built, part, lambda, spec, search$form)
-      rm(built)
-      for (b in seq_along(batch)) {
-        tab <- tables[[b]]
-        zero_na <- zero_na || (lambda[nl] == 0 && tab$n_na[nl] > 0)
-        m <- tab$m
-        s <- tab$s
-        sel <- select_columns(m, s)
-        scores[batch[b], cols] <- sel$value
-        # (strictly better than rounding: the first candidate wins ties)
-        better <- which(better_score(rbind(sel$value), rbind(value[cols])))
-        if (!length(better)) next
-        at <- cols[better]
-        value[at] <- sel$value[better]
-        cand[at] <- batch[b]
-        imin[at] <- sel$index_min[better]
-        i1se[at] <- sel$index_1se[better]
-        curve[, at] <- m[, better]
-        se[, at] <- s[, better]
-        n_na[, at] <- tab$n_na
-      }
-    }
-  }
-  if (anyNA(cand)) {
-    stop_undefined(spec$cv$type == "kfold", paste0(" for every candidate for response column(s) ",
-                                                   name_list(responses[is.na(cand)])), single = FALSE)
-  }
-  list(lambda = lambda, cand = cand, imin = imin, i1se = i1se, scores = scores, value = value,
-       zero_na = zero_na,
-       path = band_path(lambda, curve, se, n_na, responses, data$resp$type == "classification"))
-}
-
-# Each engine's criterion of each response column over the grid (lambdas x
-# columns: `m`, its standard error `s`, and the undefined LOO values per
-# lambda `n_na`): in the primal every engine of the batch in one pass over
-# the rows (each block projected once per candidate), in the dual from each
-# engine's own rows.
-candidate_tables <- function(built, data, lambda, spec, form) {
+  crit <- spec$crit
+  crit$responses <- crit$responses[cols]
   kfold <- spec$cv$type == "kfold"
   classify <- data$resp$type == "classification"
-  columns <- 4L + seq_len(ncol(data$resp$y0))   # the losses of the response columns
-  table_of <- function(path) {
-    if (kfold) {
-      fw <- fold_weights(path, length(lambda))
-      st <- fold_stats(path[attr(fw, "used")], fw, columns)
-      return(list(m = st$mean, s = st$se, n_na = rep(0, length(lambda))))
-    }
-    st <- path_stats(path, columns)
-    list(m = st$mean, s = st$se, n_na = path$n_na)
+  full <- !kfold   # (K-fold: the fold engines only)
+  built <- if (is.null(search$build_batch)) lapply(batch, search$build, cols = cols, full = full) else {
+    search$build_batch(batch, cols, full)
   }
-  if (form != "primal") {
-    return(lapply(built, function(b) {
-      table_of(if (kfold) kfold_paths(b$folds, data, lambda, classify, FALSE, spec$cv$K) else {
+  paths <- if (search$form != "primal") {
+    lapply(built, function(b) {
+      if (kfold) kfold_paths(b$folds, data, lambda, classify, FALSE, spec$cv$K) else {
         engine_path(b$engine, data, lambda, classify)
-      })
-    }))
+      }
+    })
+  } else {
+    parts <- map_rows(data, band_block_paths, merge_band_lists,
+                      built = built, lambda = lambda, classify = classify, unit = data$unit,
+                      counts = data$counts, kfold = kfold, what = "evaluating")
+    lapply(seq_along(built), function(j) {
+      if (!kfold) finish_path(parts[[j]], built[[j]]$engine, lambda) else {
+        lapply(parts[[j]], finish_path, eng = built[[j]]$folds[[1L]], lambda = lambda)
+      }
+    })
   }
-  parts <- map_rows(data, band_block_paths, merge_band_lists,
-                    built = built, lambda = lambda, classify = classify, unit = data$unit,
-                    counts = data$counts, kfold = kfold, what = "evaluating")
-  lapply(seq_along(built), function(j) {
-    table_of(if (!kfold) finish_path(parts[[j]], built[[j]]$engine, lambda) else {
-      lapply(parts[[j]], finish_path, eng = built[[j]]$folds[[1L]], lambda = lambda)
+  rm(built)
+  lapply(paths, function(path) {
+    list(lambda = lambda, path = if (!kfold) path_table(path, lambda, classify, crit) else {
+      folds_table(path, lambda, NA_real_, classify, crit, spec$cv$labels)
     })
   })
 }
@@ -146,12 +91,13 @@ band_path <- function(lambda, curve, se, n_na, responses, classify) {
              n_na = apply(n_na, 1L, max), check.names = FALSE)
 }
 
-# The boundary warning of a banded fit: for the columns whose lambda_min is
-# an end of the grid (not 0), the probes past that end of their candidate's
-# criterion, as every fit has them (probe_table(), check_boundary()): one
-# more evaluation of those columns' candidates, after the search, the
-# candidates built in batches (their Grams decomposed together).
-check_band_boundary <- function(search, spec, best, sel) {
+# The boundary probe of a banded fit per response column (new_fit()): for
+# the columns whose lambda_min is an end of the grid (not 0), what
+# boundary_found() finds past that end of their candidate's criterion, as
+# every fit probes (probe_table()): one more evaluation of those columns'
+# candidates, after the search, the candidates built in batches (their Grams
+# decomposed together).
+band_boundary_found <- function(search, spec, best, sel) {
   lambda <- best$lambda
   nl <- length(lambda)
   responses <- spec$crit$responses
@@ -179,5 +125,5 @@ check_band_boundary <- function(search, spec, best, sel) {
     }
     rm(built_all)
   }
-  warn_boundary_found(found, imin, nl)
+  found
 }

@@ -1,8 +1,10 @@
-# The search over the candidates: `build(j, cols, full, fold)` gives
-# candidate j's engine and fold engines for response columns `cols` (no pass
-# over the rows in the primal; j = 0 the unweighted columns, whose engine
-# gives the shared default grid, default_grid(): `zero` FALSE makes it
-# without lambda = 0, fit_bands()), and the settings for search_settings().
+# The search over the candidates, for search_settings(): `build(j, cols,
+# full, fold)` gives candidate j's engine and fold engines for response
+# columns `cols` (no pass over the rows in the primal; j = 0 the unweighted
+# columns, whose engine gives the shared default grid, default_grid(): `zero`
+# FALSE makes it without lambda = 0, fit_bands()).  Per response column the
+# candidates share that grid (`lambda`) and go in band_plan()'s batches;
+# otherwise each has its own default grid, as kernel settings do.
 band_search <- function(data, spec, zero = TRUE) {
   bands <- spec$bands
   form <- linear_form(data, spec)
@@ -78,9 +80,13 @@ band_search <- function(data, spec, zero = TRUE) {
     grid <- if (is.null(spec$lambda) && spec$crit$per_response) default_grid(build(0L), spec, what, zero)
     lambda <- spec$lambda %||% grid$lambda
   }
-  list(settings = as.list(seq_len(nrow(bands$candidates))), grid = NULL, form = form, sd = sd,
-       data = data, mom = pass$mom, build = build, build_batch = build_batch, lambda = lambda,
-       zero = isTRUE(grid$zero), bands = bands, what = what)
+  # one grid for all candidates, and batches of them, only per response column
+  shared <- spec$crit$per_response
+  nc <- nrow(bands$candidates)
+  list(settings = as.list(seq_len(nc)), grid = NULL, form = form, sd = sd, kind = "candidate",
+       data = data, mom = pass$mom, build = build, build_batch = build_batch,
+       lambda = if (shared) lambda, zero = shared && isTRUE(grid$zero), bands = bands, what = what,
+       plan = if (shared) band_plan(list(form = form), spec, data, ncol(data$resp$y0), nc))
 }
 
 # The moments of some response columns only.

@@ -77,7 +77,7 @@
 #     (at_lambdas())
 #   warnings and the grid: warn_unreliable() (reliability.R),
 #     rows_response() (the rows of zero weight of a dual engine),
-#     later_probes() and check_fit_boundary() (fit_model.R)
+#     later_probes() and fit_boundary_found() (fit_model.R)
 
 engine_fields <- c("form", "values", "dropped", "noise", "g", "yshift", "ybar", "intercept",
                    "sumw", "shift", "center", "v", "beta0", "free_map", "basis", "direct", "q",

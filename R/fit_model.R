@@ -259,44 +259,104 @@ check_counts <- function(n, npos) {
 
 # ---- the search over the settings -------------------------------------------
 
-# Each setting's engine and validation table; the best setting, by the
-# criterion at its lambda_min (ties, to rounding, to the LOO squared error for
-# "misclass", then to the first setting), with what the fit keeps of it.
+# The one search over settings: kernel parameters, or band candidates.  The
+# settings go in batches and the response columns in blocks (`search$plan`;
+# by default one setting per batch and every column at once), each batch's
+# validation tables made together (setting_tables()); each table's lambda is
+# chosen by select_columns() (select_table()), per response column when
+# the settings share one grid (`search$lambda`: banded ridge per response
+# column) or on the pooled criterion as its one-column case, and each column
+# keeps its best setting by better_score() (ties, to rounding, to the LOO
+# squared error for "misclass", then to the first setting).  One setting and
+# one lambda leave nothing to choose: that fit needs no criterion.
 search_settings <- function(search, spec) {
   crit <- spec$crit
   settings <- search$settings
   nk <- length(settings)
-  tiebreak <- crit$name == "misclass"
+  kind <- search$kind %||% "kernel parameter"
+  per_column <- !is.null(search$lambda)
+  responses <- if (per_column) crit$responses
+  nt <- max(length(responses), 1L)
+  plan <- search$plan %||% list(targets = list(seq_len(nt)), batches = as.list(seq_len(nk)))
   bar <- if (show_progress(nk)) {
-    cli::cli_progress_bar("Exact LOO over the kernel parameters", total = nk)
+    cli::cli_progress_bar(paste0("Exact LOO over the ", kind, "s"), total = nk * length(plan$targets))
   }
+  scores <- matrix(NA_real_, nk, nt, dimnames = list(NULL, responses))
   tables <- vector("list", nk)
-  scores <- lambdas <- rep(NA_real_, nk)
-  best <- NULL
-  for (j in seq_len(nk)) {
-    built <- search$build(settings[[j]])
-    grid <- grid_table(built, spec, search$what)
-    tables[[j]] <- grid$path
-    value <- grid$path[[crit$name]] * if (crit$maximize) -1 else 1
-    # (one lambda and one setting: nothing to choose, no criterion needed)
-    if (any(!is.na(value)) || (length(value) == 1L && nk == 1L)) {
-      sel <- select_lambda(value, grid$path[[paste0(crit$name, "_se")]],
-                           if (tiebreak) grid$path$mse)
-      score <- c(value[sel$index_min], if (tiebreak) grid$path$mse[sel$index_min])
-      scores[j] <- score[1L]
-      lambdas[j] <- grid$path$lambda[sel$index_min]
-      if (is.null(best) || better_score(score, best$score)) {
-        best <- c(built, grid, list(j = j, score = score, setting = settings[[j]]))
+  lambdas <- rep(NA_real_, nk)
+  best <- list(j = rep(NA_integer_, nt), zero_na = FALSE)
+  for (cols in plan$targets) {
+    for (batch in plan$batches) {
+      grids <- setting_tables(search, spec, batch, cols)
+      for (b in seq_along(batch)) {
+        j <- batch[b]
+        grid <- grids[[b]]
+        grids[b] <- list(NULL)
+        nl <- length(grid$lambda)
+        # a point interpolated at lambda = 0 (fit_bands() then drops 0 from the shared grid)
+        best$zero_na <- best$zero_na || (grid$lambda[nl] == 0 && grid$path$n_na[nl] > 0)
+        sel <- select_table(grid$path, crit, responses[cols])
+        scores[j, cols] <- sel$score[1L, ]
+        if (!per_column) {
+          tables[[j]] <- grid$path
+          lambdas[j] <- grid$lambda[sel$index_min]
+        }
+        at <- (is.na(best$j[cols]) & !is.na(sel$score[1L, ])) | (nk == 1L && nl == 1L)
+        if (!is.null(best$score)) at <- at | better_score(sel$score, best$score[, cols, drop = FALSE])
+        if (any(at)) best <- keep_setting(best, grid, j, cols, which(at), sel)
+        grid <- NULL   # (a kernel setting's n x n engine, before the next is built)
       }
+      if (!is.null(bar)) cli::cli_progress_update(id = bar, inc = length(batch))
     }
-    built <- NULL   # (rm() costs a small fit more than this)
-    if (!is.null(bar)) cli::cli_progress_update(id = bar)
   }
   if (!is.null(bar)) cli::cli_progress_done(id = bar)
-  if (is.null(best)) stop_undefined(spec$cv$type == "kfold", if (nk > 1L) " for every kernel parameter")
-  best$tables <- tables
-  best$scores <- scores
-  best$lambdas <- lambdas
+  if (anyNA(best$j)) {
+    stop_undefined(spec$cv$type == "kfold",
+                   paste0(if (nk > 1L) paste(" for every", kind),
+                          if (per_column) paste0(" for response column(s) ", name_list(responses[is.na(best$j)]))),
+                   single = nk == 1L)
+  }
+  best$scores <- if (per_column) scores else scores[, 1L]
+  if (per_column) {
+    best$lambda <- search$lambda
+  } else {
+    best$setting <- settings[[best$j]]
+    best$tables <- tables
+    best$lambdas <- lambdas
+  }
+  best
+}
+
+# The validation tables of a batch of settings for response columns `cols`:
+# each setting's engine and table over its own grid (grid_table(): the
+# default grid of its spectrum, or `lambda` given), or, when the settings
+# share one grid (`search$lambda`), the batch's tables in one evaluation
+# (shared_tables(), band_response.R: in the primal one pass over the rows).
+setting_tables <- function(search, spec, batch, cols) {
+  if (!is.null(search$lambda)) return(shared_tables(search, spec, batch, cols))
+  lapply(batch, function(j) {
+    built <- search$build(search$settings[[j]])
+    c(built, grid_table(built, spec, search$what))
+  })
+}
+
+# Columns `at` of `cols` keep setting j (search_settings()): of the pooled
+# criterion the setting's engine and table whole; per response column each
+# column's curve, standard error and undefined LOO values along the grid
+# (`curve`, `se`, `n_na`: band_path() makes the fit's table of them).
+keep_setting <- function(best, grid, j, cols, at, sel) {
+  if (is.null(best$score)) best$score <- matrix(NA_real_, nrow(sel$score), length(best$j))
+  to <- cols[at]
+  best$j[to] <- j
+  best$score[, to] <- sel$score[, at]
+  if (is.null(sel$curve)) return(c(grid, best[c("j", "score", "zero_na")]))
+  if (is.null(best$curve)) {
+    best$curve <- best$se <- matrix(NA_real_, length(grid$lambda), length(best$j))
+    best$n_na <- matrix(0, length(grid$lambda), length(best$j))
+  }
+  best$curve[, to] <- sel$curve[, at]
+  best$se[, to] <- sel$se[, at]
+  best$n_na[, to] <- grid$path$n_na
   best
 }
 
@@ -367,7 +427,7 @@ later_probes.rlsc_primal <- function(eng, cv, nprobe) nrow(eng$v) < nprobe * (1 
 # per response column: the squared-error columns of the regression responses
 # at an end, computed for those responses only), with the grid's rows before
 # them.  A list of the lambdas and those columns, which is what
-# check_boundary() reads; the grid's table when no lambda_min sits at an end.
+# boundary_found() reads; the grid's table when no lambda_min sits at an end.
 probe_table <- function(best, spec, sel) {
   eng <- best$engine
   lambda <- best$lambda
@@ -443,22 +503,23 @@ fit_progress <- function(data, args, envir = parent.frame()) {
 
 # ---- the fit -------------------------------------------------------------------
 
-# The warning of a lambda_min at an end of the grid (whose criterion goes on
-# falling beyond it): from the probes beyond the grid; a banded engine's
-# column by column, each with its own candidate.  Without any direction (a
-# constant kernel) every lambda gives the same fit: nothing to warn of.
-check_fit_boundary <- function(eng, best, search, spec, sel) UseMethod("check_fit_boundary")
+# Where the criterion goes on improving past the end of the grid that a
+# lambda_min sits at (for warn_boundary_found()): from the probes beyond the
+# grid; a banded engine's column by column, each with its own candidate.
+# Without any direction (a constant kernel) every lambda gives the same fit:
+# nothing is found.
+fit_boundary_found <- function(eng, best, search, spec, sel) UseMethod("fit_boundary_found")
 #' @export
 #' @noRd
-check_fit_boundary.default <- function(eng, best, search, spec, sel) {
-  if (!length(eng$values)) return(invisible())
-  extended <- best$extended %||% probe_table(best, spec, sel)
-  check_boundary(extended, eng, best$lambda, sel$index_min, spec$crit)
+fit_boundary_found.default <- function(eng, best, search, spec, sel) {
+  if (!length(eng$values)) return(NULL)
+  boundary_found(best$extended %||% probe_table(best, spec, sel), eng, best$lambda,
+                 sel$index_min, spec$crit)
 }
 #' @export
 #' @noRd
-check_fit_boundary.rlsc_banded <- function(eng, best, search, spec, sel) {
-  check_band_boundary(search, spec, best, sel)
+fit_boundary_found.rlsc_banded <- function(eng, best, search, spec, sel) {
+  band_boundary_found(search, spec, best, sel)
 }
 
 # The warnings of the chosen setting, and the fit.
@@ -473,7 +534,8 @@ new_fit <- function(call, best, search, spec) {
   y <- rows_response(eng, data)
   if (!is.null(y)) warn_direct_rows(direct_rows_loose(eng, y, lambda), lambda)
   sel <- select_fit(best$path, spec$crit)
-  check_fit_boundary(eng, best, search, spec, sel)
+  found <- fit_boundary_found(eng, best, search, spec, sel)
+  warn_boundary_found(found, sel$index_min, length(lambda), isTRUE(spec$crit$maximize))
   # (settings that all give the same criterion leave nothing to extend)
   # (a screened sigma: at an end of the screen's values)
   choice <- search$screen %||% list(grid = search$grid, scores = best$scores, j = best$j)

@@ -74,18 +74,6 @@ equal_to_rounding <- function(a, b) pmax(a, b) <= rounding_bound(pmin(a, b))
 # The largest value equal to `v` to rounding (equal_to_rounding()).
 rounding_bound <- function(v) v + 1e-8 * abs(v)
 
-# Indices of lambda_min and lambda_1se on a decreasing grid, one column of
-# select_columns(), with its error when the criterion is undefined everywhere.
-# A criterion to maximize (AUC) is negated; without a standard error (GCV,
-# a user's function) lambda_1se is lambda_min.
-select_lambda <- function(cvm, cvsd, tiebreak = NULL, maximize = FALSE) {
-  if (maximize) cvm <- -cvm
-  sel <- select_columns(matrix(cvm), matrix(cvsd %||% NA_real_, length(cvm)),
-                        if (!is.null(tiebreak)) matrix(tiebreak))
-  if (is.na(sel$index_min)) stop_undefined()
-  sel[c("index_min", "index_1se")]
-}
-
 # The error of a grid of lambda whose criterion is undefined everywhere (the
 # fit interpolates a point at each lambda, or the AUC's values are not
 # resolved): there is nothing to choose by, as cv.glmnet has no lambda.min
@@ -106,17 +94,36 @@ response_curves <- function(path, responses, suffix = "") {
   matrix(unlist(unclass(path)[paste0("mse_", responses, suffix)], use.names = FALSE), nrow(path))
 }
 
-# lambda_min and lambda_1se of a validation table: one pair, or one per
-# response column (named) with per_response = TRUE.
+# lambda_min and lambda_1se of a fit's validation table: one pair, or one
+# per response column (named) with per_response = TRUE; an error where the
+# criterion is undefined at every lambda.
 select_fit <- function(path, crit) {
-  if (isTRUE(crit$per_response)) {
-    sel <- select_columns(response_curves(path, crit$responses),
-                          response_curves(path, crit$responses, "_se"))
-    if (anyNA(sel$index_min)) select_lambda(NA_real_, NA_real_)   # its error
-    return(lapply(sel[c("index_min", "index_1se")], stats::setNames, crit$responses))
+  per_response <- isTRUE(crit$per_response)
+  sel <- select_table(path, crit, if (per_response) crit$responses)
+  if (anyNA(sel$index_min)) stop_undefined()
+  if (!per_response) return(sel[c("index_min", "index_1se")])
+  lapply(sel[c("index_min", "index_1se")], stats::setNames, crit$responses)
+}
+
+# lambda_min and lambda_1se of a validation table by select_columns(), for
+# the fit (select_fit()) and each setting of a search (search_settings()),
+# with the score there (rows: the criterion, then the tie-break): per
+# response column (`responses`: their squared errors, whose curves and
+# standard errors come too) or of the pooled criterion (negated when
+# maximized; the LOO squared error breaks ties of "misclass"; without a
+# standard error, GCV or a user's function, lambda_1se is lambda_min).
+select_table <- function(path, crit, responses = NULL) {
+  if (!is.null(responses)) {
+    curve <- response_curves(path, responses)
+    se <- response_curves(path, responses, "_se")
+    sel <- select_columns(curve, se)
+    return(c(sel, list(score = rbind(sel$value), curve = curve, se = se)))
   }
-  select_lambda(path[[crit$name]], path[[paste0(crit$name, "_se")]],
-                if (crit$name == "misclass") path$mse, crit$maximize)
+  value <- path[[crit$name]] * if (crit$maximize) -1 else 1
+  tiebreak <- if (crit$name == "misclass") path$mse
+  sel <- select_columns(matrix(value), matrix(path[[paste0(crit$name, "_se")]] %||% NA_real_, length(value)),
+                        if (!is.null(tiebreak)) matrix(tiebreak))
+  c(sel, list(score = rbind(sel$value, tiebreak[sel$index_min])))
 }
 
 # lambda_min and lambda_1se of each column of cvm and cvsd (L x T, the
@@ -127,8 +134,8 @@ select_fit <- function(path, crit) {
 # rounding), then to the largest lambda, as cv.glmnet does (the simpler
 # model); lambda_1se is the largest lambda whose criterion is within one
 # standard error of lambda_min's (to rounding).  Also the criterion at
-# lambda_min (`value`); NA for a column without any value (select_lambda()
-# makes that an error; a banded candidate is then passed over).  A grid of
+# lambda_min (`value`); NA for a column without any value (select_fit()
+# makes that an error; a setting of a search is then passed over).  A grid of
 # one lambda leaves nothing to choose: its lambda, whatever the criterion (a
 # fit at a given lambda needs none; lm() fits a row of leverage 1).
 select_columns <- function(cvm, cvsd, tiebreak = NULL) {
@@ -206,17 +213,10 @@ beyond_probes <- function(eng, lambda) {
     if (lambda[length(lambda)] > 0) probe_lambdas(eng, lambda[length(lambda)], FALSE))
 }
 
-# The boundary warning of a fit, one per call: for each selected lambda_min
-# (one per response column with per_response = TRUE), whether the criterion
-# keeps improving past the end of the grid it sits at.
-check_boundary <- function(extended, eng, lambda, index_min, crit) {
-  warn_boundary_found(boundary_found(extended, eng, lambda, index_min, crit), index_min,
-                      length(lambda), isTRUE(crit$maximize))
-}
-
 # What beyond_grid() finds past the end each lambda_min sits at (a list, one
-# element per lambda_min; NULL inside the grid), for check_boundary() and,
-# candidate by candidate, check_band_boundary().
+# element per lambda_min; NULL inside the grid), for the boundary probe of
+# new_fit() (of a banded fit per response column candidate by candidate,
+# band_boundary_found()).
 boundary_found <- function(extended, eng, lambda, index_min, crit) {
   per_response <- isTRUE(crit$per_response)
   cols <- if (per_response) paste0("mse_", names(index_min)) else crit$name
@@ -236,8 +236,10 @@ boundary_found <- function(extended, eng, lambda, index_min, crit) {
   })
 }
 
-# The warning of check_boundary() from what beyond_grid() found for each
-# selected lambda_min (named by response column when there are several).
+# The boundary warning of a fit, one per call: from what beyond_grid() found
+# for each selected lambda_min (one per response column with per_response =
+# TRUE, named by them), whether the criterion keeps improving past the end
+# of the grid it sits at.
 warn_boundary_found <- function(found, index_min, nlambda, maximize = FALSE) {
   hit <- !vapply(found, is.null, NA)
   if (!any(hit)) return(invisible())

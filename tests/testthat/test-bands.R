@@ -571,3 +571,32 @@ test_that("a banded grid whose criterion is undefined everywhere ends in the one
                       "candidate for response column\\(s\\) `a`, `b`, so none can be chosen; use larger ",
                       "values of `lambda`$"))
 })
+
+test_that("a banded fit at a single lambda needs no criterion, as an unbanded one, and names its candidates", {
+  # a column nonzero in row 1 only: that row has leverage 1 at lambda = 0
+  # (least squares), so its LOO value, and the criterion, is undefined there
+  set.seed(48)
+  n <- 20
+  x <- cbind(matrix(rnorm(n * 3), n), c(1, rep(0, n - 1)))
+  y <- cbind(a = rnorm(n), b = rnorm(n))
+  bands <- c("p", "p", "q", "q")
+  one <- rbind(c(0.4, 0.6))
+  for (per in c(TRUE, FALSE)) {
+    expect_warning(fit <- rlsc(x, y, bands = bands, band_weights = one, lambda = 0, per_response = per),
+                   "undefined \\(NA\\) for up to 1 point")
+    # every group weighted: least squares, whatever the weights
+    ref <- coef(lm(y ~ x))
+    expect_equal(unname(coef(fit)), unname(ref), tolerance = 1e-8)
+    expect_equal(unname(fit$band_index), c(1L, 1L))
+  }
+  unbanded <- suppressWarnings(rlsc(x, y, lambda = 0, per_response = TRUE))
+  expect_equal(unname(coef(fit)), unname(coef(unbanded)), tolerance = 1e-10)
+  # several candidates: the criterion must choose, and is undefined
+  two <- rbind(c(0.4, 0.6), c(0.7, 0.3))
+  expect_error(suppressWarnings(rlsc(x, y, bands = bands, band_weights = two, lambda = 0)),
+               paste0("at every value of `lambda` for every candidate for response column\\(s\\) ",
+                      "`a`, `b`, so none can be chosen; use larger values of `lambda`$"))
+  expect_error(suppressWarnings(rlsc(x, y, bands = bands, band_weights = two, lambda = 0,
+                                     per_response = FALSE)),
+               "at every value of `lambda` for every candidate, so none can be chosen; use larger values of `lambda`$")
+})
