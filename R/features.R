@@ -50,6 +50,10 @@
 #' leave-one-out only), `per_response`, `class_weights`, `type = "prob"` and
 #' `se.fit` work as for other fits.
 #'
+#' The features of built-in kernels are computed in C by the package's
+#' threads (`options(rlsc.threads)`, [rlsc_threads()]), a block of rows at a
+#' time; a custom kernel's in R.
+#'
 #' @param kernel a kernel from [kernel_rbf()], [kernel_polynomial()],
 #'   [kernel_linear()] or [kernel_custom()] (or its name, as in [rlsc()]);
 #'   parameters given as vectors are chosen by exact LOO. For
