@@ -50,6 +50,10 @@
 #' leave-one-out only), `per_response`, `class_weights`, `type = "prob"` and
 #' `se.fit` work as for other fits.
 #'
+#' The features of built-in kernels are computed in C by the package's
+#' threads (`options(rlsc.threads)`, [rlsc_threads()]), a block of rows at a
+#' time; a custom kernel's in R.
+#'
 #' @param kernel a kernel from [kernel_rbf()], [kernel_polynomial()],
 #'   [kernel_linear()] or [kernel_custom()] (or its name, as in [rlsc()]);
 #'   parameters given as vectors are chosen by exact LOO. For
@@ -160,11 +164,17 @@ format.rlsc_features <- function(x, ...) {
 #                    landmarks' mean) inside the kernel computation
 #   random_features  Phi = sqrt(2 / m) cos((x / scale) omega / sigma + 1 b'), n x m.
 
+# Both are computed in C by the package's threads, in tiles of rows (in a fit
+# the BLAS is held to one thread: a product in R would run on one core), a
+# tile's kernel mapped while in cache; a custom kernel's in R.
 feature_rows <- function(map, x) {
   if (is_sparse(x)) x <- as.matrix(x)
   if (map$type == "random_features") {
-    p <- x %*% (map$omega / (map$sigma * (map$scale %||% 1)))
-    return(sqrt(2 / length(map$b)) * cos(p + rep_each(map$b, nrow(p))))
+    return(c_fourier_rows(x, map$omega / (map$sigma * (map$scale %||% 1)), map$b))
+  }
+  if (map$kernel$name != "custom") {
+    return(c_nystrom_rows(x, map$landmarks, map$kernel$name, kernel_params(map$kernel),
+                          map$center, map$scale, map$map))
   }
   k <- map_kernel(map$kernel, x, map$landmarks, map$center, map$scale)
   if (is.null(map$map)) k else k %*% map$map

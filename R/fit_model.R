@@ -112,7 +112,8 @@ feature_search <- function(data, spec) {
   build <- function(kern) {
     map <- setting_map(kern, landmarks, draw, sd)
     mapped <- data
-    mapped$template$features <- map
+    # (the map's `root` serves feature_engine() only: not sent to the workers of every task)
+    mapped$template$features <- map[names(map) != "root"]
     built <- primal_build(mapped, spec, FALSE, NULL)
     built$engine <- feature_engine(built$engine, map)
     built$folds <- map_fold_engines(built$folds, feature_engine, map = map)

@@ -75,6 +75,22 @@ c_kernel_matrix <- function(x, z, type, params, shift = NULL, center = NULL, sca
   .Call(C_rlsc_kernel_matrix, x, z, type, params, shift, center, scale, thread_count())
 }
 
+# The Nystrom features of the rows of x, K(x, z) map (map NULL: the kernel
+# K(x, z) itself), of a built-in kernel, both sets of rows moved to the
+# origin, (x - center) / scale, first; computed in tiles of rows by the
+# threads (no n x m kernel with a map).
+c_nystrom_rows <- function(x, z, type, params, center = NULL, scale = NULL, map = NULL) {
+  hold_blas_threads()
+  .Call(C_rlsc_nystrom_rows, x, z, type, params, center, scale, map, thread_count())
+}
+
+# Random Fourier features of the rows of x, sqrt(2 / m) cos(x w + 1 b'), in
+# tiles of rows computed by the threads.
+c_fourier_rows <- function(x, w, b) {
+  hold_blas_threads()
+  .Call(C_rlsc_fourier_rows, x, w, b, thread_count())
+}
+
 # The eigendecomposition of the weighted double-centered kernel of the rows
 # of positive weight (type "precomputed": x is the kernel matrix).
 c_kernel_eigen <- function(x, w, type, params, shift, center, scale, intercept) {

@@ -4,9 +4,9 @@
 # avoid, each piece timed alone in the same run.  Per sigma, over the n rows
 # (in blocks of the fit's size, so that no n x m matrix exists):
 #
-#   kernel    the n x m block K(x, Z) by the package's C kernel (c_kernel_matrix(),
-#             the routine the fit calls); random features: x (Omega / sigma),
-#             one gemm, and the cosines
+#   kernel    the n x m block K(x, Z) by the package's C routine the fit calls
+#             (c_nystrom_rows() without a map); random features: x (Omega /
+#             sigma), one gemm, and the cosines (c_fourier_rows())
 #   features  K(x, Z) %*% map (m x r, the map of K(Z, Z)^(-1/2)), one gemm
 #             (random features: nothing more, the kernel piece is the features)
 #   gram      the r x r Gram of the features, crossprod() (one dsyrk)
@@ -19,7 +19,10 @@
 # adds the eigendecompositions, which no fit avoids either.  A fit passes
 # over the rows twice per sigma (the Gram must be complete before its
 # eigenvectors give the basis), so it computes the kernel block twice where
-# the floor counts it once: the data are not kept as n x m features.
+# the floor counts it once: the data are not kept as n x m features.  (In
+# a fit the kernel and the features product are one call per block,
+# c_nystrom_rows() with the map, which the table of the fit's calls shows
+# as `rows`: the kernel of both passes and the features product.)
 #
 # On a machine loaded beyond its cores the eigendecompositions under
 # OpenBLAS swing tenfold (1000 x 1000 took 1 to 33 s at a load average of 11
@@ -30,7 +33,12 @@
 # vs_floor = fit_s / floor_s, vs_floor5 = fit_s / floor5_s, each the median
 # of the runs' own ratios (fit and floor alternated in every run, so that a
 # machine whose speed drifts moves both).  The floor's BLAS calls run with
-# the BLAS's threads, the fit with the package's (the BLAS held to one).  At
+# the BLAS's threads, the fit with the package's (the BLAS held to one).
+# RLSC_BENCH_CLOCK=cpu times by the CPU seconds of the process (user +
+# system) instead of the elapsed ones, for a machine busy with other work;
+# with OPENBLAS_NUM_THREADS=1 RLSC_BENCH_THREADS=1 it gives the ratio of the
+# work (the chunked fit's workers are other processes: read its elapsed
+# time only).  At
 # large n the floor is timed on the first RLSC_BENCH_FLOOR_ROWS rows (default
 # 1e5) and scaled to n: every block is the same work.
 #
@@ -53,6 +61,16 @@ kinds <- env_list("RLSC_BENCH_KINDS", "nystrom,random_features")
 reps <- bench_reps("3")
 floor_rows <- as.numeric(Sys.getenv("RLSC_BENCH_FLOOR_ROWS", "1e5"))
 plan_kind <- Sys.getenv("RLSC_BENCH_PLAN", "")
+cpu_clock <- identical(Sys.getenv("RLSC_BENCH_CLOCK"), "cpu")
+now <- function() {
+  p <- proc.time()
+  if (cpu_clock) p[["user.self"]] + p[["sys.self"]] else p[["elapsed"]]
+}
+clocked <- function(expr) {
+  t0 <- now()
+  force(expr)
+  now() - t0
+}
 bench_header("Nystrom and random features against their floor (bench/nystrom_floor.R)")
 
 d <- 10
@@ -75,18 +93,20 @@ kernel_of <- function(kind) {
 floor_pieces <- function(kind, x, sigma, z, omega, b) {
   t <- c(kernel = 0, features = 0, gram = 0, basis = 0, lev = 0, eigen = 0)
   clock <- function(piece, expr) {
-    s <- system.time(v <- expr)[["elapsed"]]
-    t[[piece]] <<- t[[piece]] + s
+    t0 <- now()
+    v <- expr
+    t[[piece]] <<- t[[piece]] + (now() - t0)
     v
   }
   starts <- seq(1, nrow(x), by = block)
   rows_of <- function(i) i:min(nrow(x), i + block - 1)
   center <- colMeans(z)
   kblock <- function(rows) {
+    xr <- x[rows, , drop = FALSE]
     if (kind == "nystrom") {
-      clock("kernel", rlsc:::c_kernel_matrix(x[rows, , drop = FALSE], z, "rbf", sigma, center = center))
+      clock("kernel", rlsc:::c_nystrom_rows(xr, z, "rbf", sigma, center = center))
     } else {
-      clock("kernel", sqrt(2 / m) * cos(x[rows, , drop = FALSE] %*% (omega / sigma) + rep(b, each = length(rows))))
+      clock("kernel", rlsc:::c_fourier_rows(xr, omega / sigma, b))
     }
   }
   map <- if (kind == "nystrom") {
@@ -125,25 +145,25 @@ if (nzchar(plan_kind)) {
   cat("chunked fits under future::plan(multisession, workers = 2)\n\n")
 }
 
-# Where the fit's time goes: wall seconds inside the package's calls, by a
-# trace of each (fit_parts; features is feature_rows() less its kernel).
+# Where the fit's time goes: seconds inside the package's calls, by a trace
+# of each (fit_parts; rows is feature_rows(): the kernel of both passes and
+# the features product).
 clock <- new.env()
-steps <- c(kernel = "c_kernel_matrix", rows = "feature_rows", gram = "c_moments", basis = "c_project",
-           lev = "c_loo_path", eigen = "c_eigen")
+steps <- c(rows = "feature_rows", gram = "c_moments", basis = "c_project", lev = "c_loo_path",
+           eigen = "c_eigen")
 for (k in names(steps)) {
   trace(steps[[k]], where = asNamespace("rlsc"), print = FALSE,
-        tracer = bquote(clock[[.(paste0(k, "0"))]] <- c(clock[[.(paste0(k, "0"))]], proc.time()[["elapsed"]])),
+        tracer = bquote(clock[[.(paste0(k, "0"))]] <- c(clock[[.(paste0(k, "0"))]], now())),
         exit = bquote({
           t0 <- clock[[.(paste0(k, "0"))]]
-          clock[[.(k)]] <- clock[[.(k)]] + proc.time()[["elapsed"]] - t0[length(t0)]
+          clock[[.(k)]] <- clock[[.(k)]] + now() - t0[length(t0)]
           clock[[.(paste0(k, "0"))]] <- t0[-length(t0)]
         }))
 }
 reset_clock <- function() for (k in names(steps)) clock[[k]] <- 0
 fit_parts <- function(total) {
   t <- vapply(names(steps), function(k) clock[[k]], 0)
-  c(kernel = t[["kernel"]], features = t[["rows"]] - t[["kernel"]], t[c("gram", "basis", "lev", "eigen")],
-    other = total - t[["rows"]] - sum(t[c("gram", "basis", "lev", "eigen")]))
+  c(t, other = total - sum(t))
 }
 
 med <- function(v) median(v, na.rm = TRUE)
@@ -157,7 +177,7 @@ for (n in ns) {
     for (rep in seq_len(reps)) {
       set.seed(2)
       reset_clock()
-      fit_s[rep] <- elapsed(fit <- suppressWarnings(rlsc(dat$x, dat$y, kernel = kernel_of(kind)))) /
+      fit_s[rep] <- clocked(fit <- suppressWarnings(rlsc(dat$x, dat$y, kernel = kernel_of(kind)))) /
         length(sigmas)
       parts <- c(parts, list(fit_parts(fit_s[rep] * length(sigmas)) / length(sigmas)))
       if (nzchar(plan_kind)) {
@@ -184,9 +204,12 @@ for (n in ns) {
     cat(sprintf("\nn = %g, %s: the floor's pieces per sigma (sigma / s0 in columns; seconds, medians)\n",
                 n, kind))
     print(signif(p, 3))
-    cat("the fit's time per sigma in the same calls (its kernel block computed twice), the floor's sum:\n")
+    cat("the fit's time per sigma in the same calls (rows: its kernel block, computed twice, and the",
+        "features), the floor's sum:\n")
+    fl <- rowSums(p[1:6, ]) / length(sigmas)
     print(signif(rbind(fit = apply(simplify2array(parts), 1, median),
-                       floor = c(rowSums(p[1:6, ]) / length(sigmas), other = 0)), 3))
+                       floor = c(rows = fl[["kernel"]] + fl[["features"]], fl[c("gram", "basis", "lev", "eigen")],
+                                 other = 0)), 3))
     out[[length(out) + 1]] <- data.frame(
       n = n, kind = kind, fit_s = med(fit_s), floor5_s = med(floor5_s), floor_s = med(floor_s),
       vs_floor5 = med(fit_s / floor5_s), vs_floor = med(fit_s / floor_s),

@@ -11,6 +11,8 @@ static const R_CallMethodDef call_methods[] = {
     {"rlsc_loo_path",         (DL_FUNC) &rlsc_loo_path,         4},
     {"rlsc_lpo_auc",          (DL_FUNC) &rlsc_lpo_auc,         13},
     {"rlsc_kernel_matrix",    (DL_FUNC) &rlsc_kernel_matrix,    8},
+    {"rlsc_nystrom_rows",     (DL_FUNC) &rlsc_nystrom_rows,     8},
+    {"rlsc_fourier_rows",     (DL_FUNC) &rlsc_fourier_rows,     4},
     {"rlsc_kernel_asymmetry", (DL_FUNC) &rlsc_kernel_asymmetry, 1},
     {"rlsc_kernel_eigen",     (DL_FUNC) &rlsc_kernel_eigen,     9},
     {"rlsc_abs_max",          (DL_FUNC) &rlsc_abs_max,          1},

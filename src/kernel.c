@@ -90,6 +90,18 @@ static double whole_power(double x, int k)
     return xn;
 }
 
+/* k(x, z) from the product v = x'z of the two rows moved to the origin
+   (rbf: from |x|^2 + |z|^2 = `norms`), for the RBF and polynomial kernels:
+   the one definition of their elementwise map (kernel_fill(), feature_tile()) */
+static inline double kernel_value(int rbf, double v, double norms, double inv2s2, double scale,
+                                  double offset, int deg)
+{
+    if (!rbf) return whole_power(scale * v + offset, deg);
+    double d2 = norms - 2.0 * v;
+    /* d2 = 0 gives 1 exactly, also when 1 / sigma^2 overflows */
+    return d2 > 0.0 ? exp(-d2 * inv2s2) : 1.0;
+}
+
 /* out (n x m) = k(x_i, z_j) for the n rows `xrows` of x (ldx rows in all;
    NULL: the first n) and the m rows of z (d columns each); z == NULL means
    z = x (then only the upper triangle is computed, and mirrored).  The
@@ -177,17 +189,9 @@ static void kernel_fill(const kernel_spec *k, const double *x, int ldx, const in
                 for (int j = q * chunk; j < jend; j++) {
                     int iend = sym ? j + 1 : n;
                     double *col = out + (size_t) n * j;
-                    for (int i = 0; i < iend; i++) {
-                        double v = col[i];
-                        if (rbf) {
-                            double d2 = (sym && i == j) ? 0.0 : nx[i] + nz[j] - 2.0 * v;
-                            /* d2 = 0 gives 1 exactly, also when 1 / sigma^2 overflows */
-                            v = d2 > 0.0 ? exp(-d2 * inv2s2) : 1.0;
-                        } else {
-                            v = whole_power(scale * v + offset, deg);
-                        }
-                        col[i] = v;
-                    }
+                    for (int i = 0; i < iend; i++)
+                        col[i] = (sym && i == j) && rbf ? 1.0
+                            : kernel_value(rbf, col[i], rbf ? nx[i] + nz[j] : 0.0, inv2s2, scale, offset, deg);
                 }
             }
             R_CheckUserInterrupt();
@@ -216,6 +220,178 @@ SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params, SEXP shift, SEXP
                        kernel_center(scale, d, "scale")};
     SEXP out = PROTECT(allocMatrix(REALSXP, n, m));
     kernel_fill(&k, REAL(x), n, NULL, n, isNull(z) ? NULL : REAL(z), m, d, &o, REAL(out), nth);
+    UNPROTECT(1);
+    return out;
+}
+
+/* Doubles of a tile's kernel block (4 MB, as a block of c_project()): the
+   product of the tile with the map runs faster the more rows it has, and
+   each call packs the whole map again. */
+#define TILE_DOUBLES (1 << 19)
+
+/* Tiles of nb_max rows of an n-row feature block computed by the threads in
+   rounds of about 2e8 operations per thread (`flops` per row), with an
+   interrupt check after each round; tile(t, i0, nb, arg) computes one on
+   thread t.  The tiles depend on the sizes only. */
+static void feature_tiles(int n, int nb_max, double flops, int nth, void (*tile)(int, int, int, void *),
+                          void *arg)
+{
+    int ntiles = (n + nb_max - 1) / nb_max;
+    double want = 2e8 * nth / (flops * nb_max + 1.0);
+    int per_round = want < 2 * nth ? 2 * nth : want > ntiles ? ntiles : (int) want;
+    if (per_round > ntiles) per_round = ntiles;
+    for (int b0 = 0; b0 < ntiles; b0 += per_round) {
+        int b1 = b0 + per_round < ntiles ? b0 + per_round : ntiles;
+        int par = rlsc_parallel(nth, b1 - b0, (b1 - b0) * (double) nb_max * flops);
+        RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
+        for (int b = b0; b < b1; b++) {
+            int i0 = b * nb_max, nb = n - i0 < nb_max ? n - i0 : nb_max;
+            tile(rlsc_thread_id(), i0, nb, arg);
+        }
+        R_CheckUserInterrupt();
+    }
+}
+
+/* What a tile of Nystrom features reads: x (n x d), the landmarks moved to
+   the origin (zb, m x d) and their squared norms (nz, RBF), the map (m x r,
+   NULL: the kernel itself is the output), the output (n x r or n x m), and
+   per thread scratch of tile x d (the rows moved), tile (their norms) and
+   tile x m (their kernel, with a map). */
+typedef struct {
+    const kernel_spec *k;
+    const kernel_origin *o;
+    const double *x, *zb, *nz, *map;
+    double *out, *scratch;
+    int n, m, d, r, tile;
+} nystrom_job;
+
+static void nystrom_tile(int t, int i0, int nb, void *arg)
+{
+    const nystrom_job *jb = (const nystrom_job *) arg;
+    int n = jb->n, m = jb->m, d = jb->d, rbf = jb->k->type == KERNEL_RBF;
+    double *xb = jb->scratch + (size_t) t * ((size_t) jb->tile * (d + 1) + (jb->map ? (size_t) jb->tile * m : 0));
+    double *nx = xb + (size_t) jb->tile * d;
+    /* the tile's kernel: in scratch with a map, else in its rows of the output */
+    double *kb = jb->map ? nx + jb->tile : jb->out + i0;
+    int ldk = jb->map ? nb : n;
+    gather_block(jb->x + i0, n, NULL, nb, 0, d, jb->o, xb);
+    if (rbf) {
+        memset(nx, 0, sizeof(double) * nb);
+        for (int j = 0; j < d; j++)
+            for (int i = 0; i < nb; i++) nx[i] += xb[i + (size_t) nb * j] * xb[i + (size_t) nb * j];
+    }
+    const double one = 1.0, zero = 0.0;
+    if (d > 0) {
+        F77_CALL(dgemm)("N", "T", &nb, &m, &d, &one, xb, &nb, jb->zb, &m, &zero, kb, &ldk FCONE FCONE);
+    } else {
+        for (int j = 0; j < m; j++) memset(kb + (size_t) ldk * j, 0, sizeof(double) * nb);
+    }
+    if (jb->k->type == KERNEL_RBF || jb->k->type == KERNEL_POLYNOMIAL) {
+        double inv2s2 = 1.0 / (2.0 * jb->k->sigma * jb->k->sigma);
+        int deg = (int) jb->k->degree;
+        for (int j = 0; j < m; j++) {
+            double *col = kb + (size_t) ldk * j, nzj = rbf ? jb->nz[j] : 0.0;
+            for (int i = 0; i < nb; i++)
+                col[i] = kernel_value(rbf, col[i], rbf ? nx[i] + nzj : 0.0, inv2s2, jb->k->scale,
+                                      jb->k->offset, deg);
+        }
+    }
+    if (jb->map)
+        F77_CALL(dgemm)("N", "N", &nb, &jb->r, &m, &one, kb, &nb, jb->map, &m, &zero, jb->out + i0, &n
+                        FCONE FCONE);
+}
+
+/* The Nystrom features of the rows of x, K(x, Z) map (n x r), or with map
+   NULL the kernel K(x, Z) itself (n x m), for a built-in kernel: the rows of
+   x and the landmarks z moved to the origin, (x - center) / scale, as
+   rlsc_kernel_matrix() moves them.  In tiles of rows, each on one thread:
+   the tile's kernel block in scratch and its product with the map, so that
+   no n x m matrix is formed when a map is given, each tile's kernel is
+   mapped while in cache, and the product runs on the package's threads
+   (the BLAS is held to one in a fit). */
+SEXP rlsc_nystrom_rows(SEXP x, SEXP z, SEXP type, SEXP params, SEXP center, SEXP scale, SEXP map,
+                       SEXP threads)
+{
+    kernel_spec k = parse_kernel(type, params);
+    int nth = rlsc_thread_count(threads);
+    if (k.type == KERNEL_PRECOMPUTED) error("'type' must not be \"precomputed\" here");
+    int n, d, m, dz, mm = 0, r = 0;
+    rlsc_check_double_matrix(x, "x", &n, &d);
+    rlsc_check_double_matrix(z, "z", &m, &dz);
+    if (dz != d) error("'z' must have %d columns, not %d", d, dz);
+    if (!isNull(map)) {
+        rlsc_check_double_matrix(map, "map", &mm, &r);
+        if (mm != m) error("'map' must have %d rows, not %d", m, mm);
+    }
+    kernel_origin o = {NULL, kernel_center(center, d, "center"), kernel_center(scale, d, "scale")};
+    int nc = isNull(map) ? m : r;
+    SEXP out = PROTECT(allocMatrix(REALSXP, n, nc));
+    if ((size_t) n * nc == 0) {
+        UNPROTECT(1);
+        return out;
+    }
+    SEXP held = PROTECT(rlsc_scratch_new());
+    int with_map = !isNull(map);
+    int tile = rlsc_parallel_block_rows(n, (double) m + d + 1.0, TILE_DOUBLES);
+    double *zb = (double *) rlsc_scratch(held, (size_t) m * d + m, sizeof(double)), *nz = zb + (size_t) m * d;
+    gather_block(REAL(z), m, NULL, m, 0, d, &o, zb);
+    memset(nz, 0, sizeof(double) * m);
+    for (int j = 0; j < d; j++)
+        for (int i = 0; i < m; i++) nz[i] += zb[i + (size_t) m * j] * zb[i + (size_t) m * j];
+    size_t per_thread = (size_t) tile * (d + 1) + (with_map ? (size_t) tile * m : 0);
+    double *scratch = (double *) rlsc_scratch(held, per_thread * nth, sizeof(double));
+    nystrom_job jb = {&k, &o, REAL(x), zb, nz, with_map ? REAL(map) : NULL, REAL(out), scratch,
+                      n, m, d, r, tile};
+    double flops = 2.0 * m * d + 20.0 * m + (with_map ? 2.0 * m * r : 0.0);
+    feature_tiles(n, tile, flops, nth, nystrom_tile, &jb);
+    rlsc_scratch_free(held);
+    UNPROTECT(2);
+    return out;
+}
+
+/* What a tile of random Fourier features reads: x (n x d), w (d x m) the
+   frequencies divided by sigma and the column scales, b (m) the phases, the
+   output (n x m) and the factor sqrt(2 / m). */
+typedef struct {
+    const double *x, *w, *b;
+    double *out, f;
+    int n, m, d;
+} fourier_job;
+
+static void fourier_tile(int t, int i0, int nb, void *arg)
+{
+    (void) t;
+    const fourier_job *jb = (const fourier_job *) arg;
+    int n = jb->n, m = jb->m, d = jb->d;
+    double *o = jb->out + i0;
+    const double one = 1.0, zero = 0.0;
+    if (d > 0) {
+        F77_CALL(dgemm)("N", "N", &nb, &m, &d, &one, jb->x + i0, &n, jb->w, &d, &zero, o, &n FCONE FCONE);
+    } else {
+        for (int j = 0; j < m; j++) memset(o + (size_t) n * j, 0, sizeof(double) * nb);
+    }
+    for (int j = 0; j < m; j++) {
+        double *col = o + (size_t) n * j, bj = jb->b[j];
+        for (int i = 0; i < nb; i++) col[i] = jb->f * cos(col[i] + bj);
+    }
+}
+
+/* Random Fourier features of the rows of x, sqrt(2 / m) cos(x w + 1 b') (n x
+   m; w is d x m, b m phases), in tiles of rows computed by the threads. */
+SEXP rlsc_fourier_rows(SEXP x, SEXP w, SEXP b, SEXP threads)
+{
+    int nth = rlsc_thread_count(threads);
+    int n, d, dw, m;
+    rlsc_check_double_matrix(x, "x", &n, &d);
+    rlsc_check_double_matrix(w, "w", &dw, &m);
+    if (dw != d) error("'w' must have %d rows, not %d", d, dw);
+    rlsc_check_double_vector(b, "b", m);
+    SEXP out = PROTECT(allocMatrix(REALSXP, n, m));
+    if ((size_t) n * m > 0) {
+        int tile = rlsc_parallel_block_rows(n, (double) m, TILE_DOUBLES);
+        fourier_job jb = {REAL(x), REAL(w), REAL(b), REAL(out), sqrt(2.0 / m), n, m, d};
+        feature_tiles(n, tile, 2.0 * m * d + 20.0 * m, nth, fourier_tile, &jb);
+    }
     UNPROTECT(1);
     return out;
 }

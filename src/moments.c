@@ -295,34 +295,62 @@ static void accumulate_rows(const moment_rows *m, moment_acc *acc, int r0, int r
     }
 }
 
-/* b merged into a by the pairwise update (the same as between blocks; the
-   Grams' upper triangles). */
-static void merge_acc(const moment_rows *m, moment_acc *a, const moment_acc *b, double *dx, double *dy)
+/* The k chunks' moments `parts` merged into a in order by the pairwise
+   update (the same as between blocks): the means, S_xy and the weights chunk
+   after chunk on this thread (dxs gets each chunk's dx, fs its factor f, -1
+   for a chunk of no weight), then S_xx, the Grams' upper triangles (or
+   diagonals), in pieces of columns computed by the threads, each element
+   taking the chunks in order: the same operations on each element as merging
+   the chunks one by one, whatever the threads.  (One by one on one thread,
+   the merges of 1000 x 1000 Grams took a fifth of the moments of Nystrom
+   features: a merge per block of 523 rows, the other thread idle.) */
+static void merge_round(const moment_rows *m, moment_acc *a, const moment_acc *parts, int k,
+                        double *dxs, double *fs, double *dy, int nth)
 {
     int d = m->d, nt = m->nt;
-    size_t ns = (size_t) d * (m->full ? d : 1);
-    if (!(b->wtot > 0.0)) return;
-    for (int j = 0; j < d; j++) a->xmax[j] = b->xmax[j] > a->xmax[j] ? b->xmax[j] : a->xmax[j];
-    double wnew = a->wtot + b->wtot, f = m->icpt ? a->wtot * b->wtot / wnew : 0.0, step = b->wtot / wnew;
-    for (size_t k = 0; k < ns; k++) a->S[k] += b->S[k];
-    for (size_t k = 0; k < (size_t) d * nt; k++) a->C[k] += b->C[k];
-    if (m->icpt) {
-        for (int j = 0; j < d; j++) dx[j] = b->mx[j] - a->mx[j];
-        for (int t = 0; t < nt; t++) dy[t] = b->my[t] - a->my[t];
-        if (f > 0.0) {
-            for (int j = 0; j < d; j++) {
-                if (m->full)
-                    for (int i = 0; i <= j; i++) a->S[i + (size_t) d * j] += f * dx[i] * dx[j];
-                else
-                    a->S[j] += f * dx[j] * dx[j];
-            }
-            for (int t = 0; t < nt; t++)
-                for (int j = 0; j < d; j++) a->C[j + (size_t) d * t] += f * dx[j] * dy[t];
+    for (int c = 0; c < k; c++) {
+        const moment_acc *b = parts + c;
+        double *dx = dxs + (size_t) d * c;
+        fs[c] = -1.0;
+        if (!(b->wtot > 0.0)) continue;
+        for (int j = 0; j < d; j++) a->xmax[j] = b->xmax[j] > a->xmax[j] ? b->xmax[j] : a->xmax[j];
+        double wnew = a->wtot + b->wtot, f = m->icpt ? a->wtot * b->wtot / wnew : 0.0, step = b->wtot / wnew;
+        for (size_t q = 0; q < (size_t) d * nt; q++) a->C[q] += b->C[q];
+        if (m->icpt) {
+            for (int j = 0; j < d; j++) dx[j] = b->mx[j] - a->mx[j];
+            for (int t = 0; t < nt; t++) dy[t] = b->my[t] - a->my[t];
+            if (f > 0.0)
+                for (int t = 0; t < nt; t++)
+                    for (int j = 0; j < d; j++) a->C[j + (size_t) d * t] += f * dx[j] * dy[t];
+            for (int j = 0; j < d; j++) a->mx[j] += step * dx[j];
+            for (int t = 0; t < nt; t++) a->my[t] += step * dy[t];
         }
-        for (int j = 0; j < d; j++) a->mx[j] += step * dx[j];
-        for (int t = 0; t < nt; t++) a->my[t] += step * dy[t];
+        fs[c] = f;
+        a->wtot = wnew;
     }
-    a->wtot = wnew;
+    int np = (d + 63) / 64;
+    int par = rlsc_parallel(nth, np, (double) k * d * (m->full ? d : 1));
+    RLSC_OMP(omp parallel for num_threads(nth) schedule(dynamic, 1) if (par))
+    for (int p = 0; p < np; p++) {
+        int j1 = (p + 1) * 64 < d ? (p + 1) * 64 : d;
+        for (int c = 0; c < k; c++) {
+            if (fs[c] < 0.0) continue;
+            const double *dx = dxs + (size_t) d * c, *bs = parts[c].S;
+            double f = fs[c];
+            for (int j = p * 64; j < j1; j++) {
+                if (!m->full) {
+                    a->S[j] += bs[j];
+                    if (f > 0.0) a->S[j] += f * dx[j] * dx[j];
+                    continue;
+                }
+                double *sj = a->S + (size_t) d * j;
+                const double *bj = bs + (size_t) d * j;
+                for (int i = 0; i <= j; i++) sj[i] += bj[i];
+                if (f > 0.0)
+                    for (int i = 0; i <= j; i++) sj[i] += f * dx[i] * dx[j];
+            }
+        }
+    }
 }
 
 SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SEXP rows, SEXP threads)
@@ -407,7 +435,9 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
         size_t sd = scratch_doubles(&m, 1);
         double *scr = (double *) rlsc_scratch(held, sd * (total > 1 ? nth : 1), sizeof(double));
         double *buf = (double *) rlsc_scratch(held, (size_t) per_chunk * nchunk, sizeof(double));
-        double *dx = (double *) rlsc_scratch(held, (size_t) d + nt + 1, sizeof(double)), *dy = dx + d;
+        /* (each chunk's dx and factor of a round's merge, and dy) */
+        double *dxs = (double *) rlsc_scratch(held, ((size_t) d + 1) * nchunk + nt + 1, sizeof(double));
+        double *fs = dxs + (size_t) d * nchunk, *dy = fs + nchunk;
         moment_acc *parts = (moment_acc *) rlsc_scratch(held, nchunk, sizeof(moment_acc));
         for (int c = 0; c < nchunk; c++) {
             double *at = buf + (size_t) per_chunk * c;
@@ -430,7 +460,7 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
                 part->wtot = 0.0;
                 accumulate_rows(&m, part, c * chunk_rows, r1, &sc, 1, 0);
             }
-            for (int c = c0; c < c1; c++) merge_acc(&m, &acc, parts + (c - c0), dx, dy);
+            merge_round(&m, &acc, parts, c1 - c0, dxs, fs, dy, nth);
             R_CheckUserInterrupt();
         }
     } else {

@@ -36,6 +36,9 @@ SEXP rlsc_lpo_auc(SEXP p, SEXP z, SEXP values, SEXP lambda, SEXP a, SEXP e, SEXP
    double-centered kernel (the dual form) */
 SEXP rlsc_kernel_matrix(SEXP x, SEXP z, SEXP type, SEXP params, SEXP shift, SEXP center,
                         SEXP scale, SEXP threads);
+SEXP rlsc_nystrom_rows(SEXP x, SEXP z, SEXP type, SEXP params, SEXP center, SEXP scale, SEXP map,
+                       SEXP threads);
+SEXP rlsc_fourier_rows(SEXP x, SEXP w, SEXP b, SEXP threads);
 SEXP rlsc_kernel_asymmetry(SEXP k);
 SEXP rlsc_kernel_eigen(SEXP x, SEXP w, SEXP type, SEXP params, SEXP shift, SEXP center,
                        SEXP scale, SEXP intercept, SEXP threads);

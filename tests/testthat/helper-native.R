@@ -9,7 +9,8 @@
 # failure of the C code (C trusts nothing it is handed: STYLE.md).
 
 native_entry_points <- c("rlsc_moments", "rlsc_eigen", "rlsc_eigen_list", "rlsc_project", "rlsc_crossprod",
-                         "rlsc_loo_path", "rlsc_kernel_matrix", "rlsc_kernel_asymmetry", "rlsc_kernel_eigen",
+                         "rlsc_loo_path", "rlsc_kernel_matrix", "rlsc_nystrom_rows", "rlsc_fourier_rows",
+                         "rlsc_kernel_asymmetry", "rlsc_kernel_eigen",
                          "rlsc_abs_max", "rlsc_max_spread", "rlsc_scaled_sumsq", "rlsc_effective_df",
                          "rlsc_softmax_map", "rlsc_softmax_fit", "rlsc_column_spreads", "rlsc_merge_moments",
                          "rlsc_thread_info",
@@ -93,6 +94,18 @@ native_valid_args <- function(name) {
       list(native_matrix(n, d), if (flag()) native_matrix(dim_of(), d), k$type, k$params,
            if (flag()) native_values(d), if (flag()) native_values(d), if (flag()) abs(native_values(d)),
            threads)
+    },
+    rlsc_nystrom_rows = {
+      k <- kernel()
+      if (k$type == "precomputed") k <- list(type = "rbf", params = 1)
+      m <- dim_of()
+      list(native_matrix(n, d), native_matrix(m, d), k$type, k$params,
+           if (flag()) native_values(d), if (flag()) abs(native_values(d)),
+           if (flag()) native_matrix(m, dim_of()), threads)
+    },
+    rlsc_fourier_rows = {
+      m <- dim_of()
+      list(native_matrix(n, d), native_matrix(d, m), native_values(m), threads)
     },
     rlsc_kernel_asymmetry = list(native_matrix(n, n)),
     rlsc_kernel_eigen = {

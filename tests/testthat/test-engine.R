@@ -73,6 +73,25 @@ entry_points <- list(
       list(NA, "'enumerate' must be TRUE or FALSE"), list(0, "'tie' must have length 2"),
       list(0L, threads_error)),
     arg = c(1, 1, 2, 2, 3, 3, 4, 5, 5, 6, 7, 8, 8, 9, 9, 10, 11, 12, 13)),
+  C_rlsc_nystrom_rows = list(
+    ok = list(matrix(1, 4, 2), matrix(0, 3, 2), "rbf", 1, c(0, 0), c(1, 1), diag(3), 2L),
+    bad = list(
+      list(1:8, "'x' must be a double matrix"), list(rep(1, 8), "'x' must be a matrix"),
+      list(matrix(0, 3, 3), "'z' must have 2 columns, not 3"), list("z", "'z' must be a double matrix"),
+      list("gauss", "'type' must be"), list(c("rbf", "rbf"), "'type' must be a single string"),
+      list(-1, "'sigma' must be finite and positive"), list(c(1, 2), "'params' must have length 1"),
+      list(1, "'center' must have length 2"), list(1:2, "'center' must be a double vector"),
+      list(1, "'scale' must have length 2"), list(diag(2), "'map' must have 3 rows, not 2"),
+      list(TRUE, "'map' must be a double matrix"), list(0L, threads_error)),
+    arg = c(1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 7, 7, 8)),
+  C_rlsc_fourier_rows = list(
+    ok = list(matrix(1, 4, 2), matrix(0.5, 2, 3), c(0, 1, 2), 2L),
+    bad = list(
+      list(1:8, "'x' must be a double matrix"), list(rep(1, 8), "'x' must be a matrix"),
+      list(matrix(1, 3, 3), "'w' must have 2 rows, not 3"), list(TRUE, "'w' must be a double matrix"),
+      list(c(0, 1), "'b' must have length 3"), list(0:2, "'b' must be a double vector"),
+      list(0L, threads_error)),
+    arg = c(1, 1, 2, 2, 3, 3, 4)),
   C_rlsc_crossprod = list(
     ok = list(matrix(1, 3, 2), matrix(1, 3, 4), 2L),
     bad = list(

@@ -92,6 +92,42 @@ test_that("random_features() of a kernel other than RBF, and other bad kernels, 
                "`keep_eigen` must be TRUE or FALSE")
 })
 
+test_that("the features of many rows come in tiles from C, equal to R's own on any threads", {
+  # rows enough for several tiles per block and for the threads to start
+  set.seed(49)
+  x <- matrix(rnorm(3000 * 4), 3000) * 2 + 50
+  z <- x[sample(3000, 300), ]
+  ctr <- colMeans(z)
+  sd <- c(1, 2, 0.5, 3)
+  moved <- function(a) sweep(sweep(a, 2, ctr), 2, sd, "/")
+  with_threads <- function(n, expr) withr::with_options(list(rlsc.threads = n), expr)
+  for (kern in list(kernel_rbf(3), kernel_polynomial(2, 0.1, 1), kernel_linear())) {
+    refk <- switch(kern$name, rbf = ref_rbf(moved(x), moved(z), 3),
+                   polynomial = ref_poly(moved(x), moved(z), 2, 0.1, 1),
+                   linear = tcrossprod(moved(x), moved(z)))
+    map <- list(type = "nystrom", kernel = kern, landmarks = z, center = ctr, scale = sd,
+                map = matrix(rnorm(300 * 40), 300))
+    expect_equal(feature_rows(map, x), refk %*% map$map, tolerance = 1e-12)
+    map$map <- NULL   # (the kernel alone: the path's and predict()'s rows)
+    expect_equal(feature_rows(map, x), refk, tolerance = 1e-12)
+    expect_identical(with_threads(2L, feature_rows(map, x)), with_threads(1L, feature_rows(map, x)))
+  }
+  omega <- matrix(rnorm(4 * 500), 4)
+  b <- runif(500, 0, 2 * pi)
+  rf <- list(type = "random_features", omega = omega, b = b, sigma = 0.7, scale = sd)
+  expect_equal(feature_rows(rf, x), ref_rff(sweep(x, 2, sd, "/"), omega, b, 0.7), tolerance = 1e-12)
+  expect_identical(with_threads(2L, feature_rows(rf, x)), with_threads(1L, feature_rows(rf, x)))
+  # a fit's features on the threads and on one: the same path, bit for bit
+  y <- sin(x[, 1]) + rnorm(3000, sd = 0.2)
+  fit_with <- function(th, kernel) with_threads(th, {
+    set.seed(3)
+    rlsc_short(x, y, kernel = kernel)$kernel_path
+  })
+  for (kernel in list(nystrom(kernel_rbf(c(2, 4)), m = 200), random_features(kernel_rbf(c(2, 4)), 200))) {
+    expect_identical(fit_with(2L, kernel), fit_with(1L, kernel))
+  }
+})
+
 test_that("a kernel whose landmark matrix is zero or overflows is a clear error", {
   d <- sine_data(20, 324)
   zero <- kernel_custom(function(a, b) matrix(0, nrow(a), nrow(b)))
