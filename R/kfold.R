@@ -148,7 +148,8 @@ check_auc_folds <- function(values, labels) {
 # The per-fold paths of the held-out rows over `lambda` (a list of K parts):
 # primal fold engines in one pass over the blocks; dual ones, built per fold,
 # on their own rows.
-kfold_paths <- function(engines, data, lambda, classify, keep, nfold, columns = TRUE) {
+kfold_paths <- function(engines, data, lambda, classify, keep, nfold, columns = TRUE,
+                        cache = NULL) {
   if (inherits(engines, "rlsc_fold_blocks")) {
     return(blocked_kfold_paths(engines, data, lambda, classify, keep, nfold, columns))
   }
@@ -166,16 +167,19 @@ kfold_paths <- function(engines, data, lambda, classify, keep, nfold, columns = 
   }
   out <- map_rows(data, heldout_block_paths, merge_fold_paths,
                   engines = engines, lambda = lambda, classify = classify, keep = keep,
-                  unit = data$unit, columns = columns, counts = data$counts, what = "evaluating")
+                  unit = data$unit, columns = columns, counts = data$counts, cache = cache,
+                  what = "evaluating")
   lapply(out, finish_path, eng = engines[[1L]], lambda = lambda)
 }
 
 # The per-fold parts of two blocks merged fold by fold.
 merge_fold_paths <- function(a, b) Map(merge_path_parts, a, b)
 
-heldout_block_paths <- function(rows, i, engines, lambda, classify, keep, unit, columns, counts) {
+heldout_block_paths <- function(rows, i, engines, lambda, classify, keep, unit, columns, counts,
+                                cache = NULL) {
   check_unchanged(rows, i, counts)
-  heldout_paths(held_out_rows(rows, i, length(engines)), engines, lambda, classify, keep, unit, columns)
+  heldout_paths(held_out_rows(rows, i, length(engines)), engines, lambda, classify, keep, unit, columns,
+                if (!is.null(cache)) list(cache = cache, block = i))
 }
 
 # The rows of a block held out by each fold (taken once for all the engines
@@ -185,9 +189,15 @@ held_out_rows <- function(rows, i, nfold) {
   lapply(seq_len(nfold), function(k) fold_rows(rows, which(fold == k)))
 }
 
-heldout_paths <- function(held, engines, lambda, classify, keep, unit, columns = TRUE) {
+# `reuse`: list(cache, block), the fold cache of blocks of response columns
+# (fold_cache()) and the number of the block of rows, whose held-out rows'
+# coordinates it keeps.
+heldout_paths <- function(held, engines, lambda, classify, keep, unit, columns = TRUE, reuse = NULL) {
   lapply(seq_along(engines), function(k) {
-    set <- primal_rows(engines[[k]], held[[k]], heldout = TRUE, lambda = lambda)
+    project <- if (is.null(reuse)) project_rows else function(x, eng, take) {
+      heldout_basis(reuse$cache, k, reuse$block, x, eng, take)
+    }
+    set <- primal_rows(engines[[k]], held[[k]], heldout = TRUE, lambda = lambda, project = project)
     part <- if (keep && !is.null(set$products)) heldout_values(set, unit) else {
       row_path(set, engines[[k]], lambda, classify, keep, unit, columns = columns)
     }
@@ -288,8 +298,8 @@ over_folds <- function(means, fw, unit = 1, power = 0) {
 # by column (blocked_kfold_paths()).  The fit's own engine (every column)
 # then comes from a pass 1 without folds (so S_xy is formed twice: about 2%
 # of the fit).  Each fold's mean loss is linear in the columns, so the K-fold
-# table is the same to rounding; each fold's Gram is decomposed once
-# (remembered_eigen()), its g per block.  Regression only
+# table is the same to rounding; each fold's Gram is decomposed once, and
+# its held-out rows projected once (fold_cache()), its g per block.  Regression only
 # (misclassification needs every class column at once, and classes are few),
 # and not for the AUC or a user's criterion (they need the predictions).
 
@@ -302,23 +312,51 @@ fold_blocks <- function(data, spec) {
   per_column <- fold_column_doubles(data, spec$cv$K)
   if (length(response_blocks(ncol(data$resp$y0), per_column)) < 2L) return(NULL)
   function(data, scale) {
-    eigens <- lapply(seq_len(spec$cv$K), function(k) remembered_eigen())
     structure(list(data = data, spec = spec, scale = scale, per_column = per_column, finish = list(),
-                   eigens = eigens), class = "rlsc_fold_blocks")
+                   cache = fold_cache(spec$cv$K)), class = "rlsc_fold_blocks")
   }
 }
 
-# c_eigen() that remembers the last matrix it decomposed and its result: a
-# fold's training Gram is the same in every block of response columns (its
-# moments do not depend on y), so its eigendecomposition runs once.  A Gram
-# that differs in any bit (the row blocking of c_moments() depends on the
-# number of columns of y) is decomposed again.
-remembered_eigen <- function() {
-  last <- NULL
-  function(s) {
-    if (is.null(last) || !identical(last$s, s)) last <<- list(s = s, eig = c_eigen(s))
-    last$eig
+# What the blocks of response columns share, fold by fold, and work out
+# once: a fold's training Gram is the same in every block (its moments do
+# not depend on y), so its eigendecomposition (`eigen`: the Gram and its
+# decomposition) runs once, and so do the coordinates of its held-out rows
+# in its eigenbasis (`basis`: per block of rows, with what they were
+# projected from).  An environment that the blocks (and the probes past the
+# grid, probe_table(), which evaluate some of the columns again) read and
+# fill in turn; a Gram or engine that differs in any bit from the one kept
+# (the row blocking of c_moments() depends on the number of columns of y)
+# is decomposed or projected again.
+fold_cache <- function(nfold) {
+  cache <- new.env(parent = emptyenv())
+  cache$eigen <- cache$basis <- vector("list", nfold)
+  cache
+}
+
+# c_eigen() of fold k's Gram `s`, or the decomposition kept of it.
+fold_eigen <- function(cache, k, s) {
+  kept <- cache$eigen[[k]]
+  if (is.null(kept) || !identical(kept$s, s)) {
+    kept <- list(s = s, eig = c_eigen(s))
+    cache$eigen[[k]] <- kept
   }
+  kept$eig
+}
+
+# The coordinates of fold k's held-out rows of block `block` (x's rows
+# `take`) in the eigenbasis of its engine `eng`, or those kept of them when
+# x, the rows and what the engine projects with (shift, center and v) are
+# the same bits; kept while the coordinates of the block's rows, nrow(x)
+# x r for its folds together, take at most budgets$fold_bases numbers.
+heldout_basis <- function(cache, k, block, x, eng, take) {
+  key <- list(x = x, take = take, shift = eng$shift, center = eng$center, v = eng$v)
+  kept <- cache$basis[[k]][[as.character(block)]]
+  if (!is.null(kept) && identical(kept$key, key)) return(kept$basis)
+  basis <- project_rows(x, eng, take = take)
+  if (as.numeric(nrow(x)) * ncol(eng$v) <= budgets$fold_bases) {
+    cache$basis[[k]][[as.character(block)]] <- list(key = key, basis = basis)
+  }
+  basis
 }
 
 # The numbers a response column costs while its block's fold engines are
@@ -358,10 +396,12 @@ blocked_kfold_paths <- function(blocks, data, lambda, classify, keep, nfold, col
   out <- NULL
   for (cols in response_blocks(nt, blocks$per_column)) {
     part <- select_responses(data, cols)
+    eigens <- lapply(seq_len(nfold), function(k) function(s) fold_eigen(blocks$cache, k, s))
     engines <- primal_fold_engines(select_responses(blocks$data, cols), blocks$spec, nfold,
-                                   blocks$scale, blocks$eigens)
+                                   blocks$scale, eigens)
     for (f in blocks$finish) engines <- lapply(engines, f)
-    per_fold <- kfold_paths(engines, part, lambda, classify, keep, nfold, columns)
+    per_fold <- kfold_paths(engines, part, lambda, classify, keep, nfold, columns,
+                            cache = if (part$kind == "memory") blocks$cache)
     rm(engines)
     if (is.null(out)) {
       out <- lapply(per_fold, function(p) {

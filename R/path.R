@@ -46,15 +46,16 @@ primal_block_path <- function(rows, i, eng, lambda, classify, keep, unit, space,
 # (heldout_products()).  Their residuals at lambda = Inf, (y - yshift) -
 # ybar, are formed in C from `yorigin` (no n x T copy of y); unpenalized
 # columns subtract x beta0 here.  Held-out rows come as x's rows `take`
-# (fold_rows()), read by number.
-primal_rows <- function(eng, rows, heldout = FALSE, lambda = NULL) {
+# (fold_rows()), read by number; `project`: project_rows(), or the
+# coordinates kept of the same rows (heldout_basis()).
+primal_rows <- function(eng, rows, heldout = FALSE, lambda = NULL, project = project_rows) {
   take <- rows$take
   n <- if (is.null(take)) nrow(rows$x) else length(take)
   q <- if (heldout) rep(1, n) else {
     1 - eng$intercept * rows$w / eng$sumw - free_leverage(rows$x, rows$w, eng)
   }
   products <- if (heldout) heldout_products(eng, rows$x, lambda, take)
-  list(basis = if (is.null(products)) project_rows(rows$x, eng, take = take) else matrix(0, n, 0L),
+  list(basis = if (is.null(products)) project(rows$x, eng, take = take) else matrix(0, n, 0L),
        products = products, q = q,
        r0 = if (!is.null(eng$beta0)) offset_residuals(rows$x, rows$y, eng, take),
        yorigin = rbind(eng$yshift, eng$ybar), y = rows$y, w = rows$w,

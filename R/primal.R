@@ -17,9 +17,9 @@
 # v = [-A V; V], A = S_zz^-1 S_zu; their coefficients are beta0 - A beta_u,
 # beta0 = S_zz^-1 S_zy (rows z), and their leverage
 # w_i |(x_i - xbar) free_map|^2 with free_map = S_zz^(-1/2) (rows z).
-# `eigen`: the eigendecomposition (c_eigen(), or one that remembers the
-# Gram it last decomposed: the fold engines of blocks of response columns
-# share their folds' Grams, kfold.R), or the decomposition itself, made
+# `eigen`: the eigendecomposition (c_eigen(), or one that keeps the Gram
+# it last decomposed: the fold engines of blocks of response columns share
+# their folds' Grams, fold_eigen() in kfold.R), or the decomposition itself, made
 # with other engines' (batched_eigens(): then the Gram was checked there
 # and is not formed again).
 primal_engine <- function(mom, intercept, scale = NULL, free = NULL, eigen = c_eigen) {
