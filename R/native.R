@@ -16,7 +16,9 @@ c_moments <- function(x, y, w, shift = NULL, yshift = NULL, gram = TRUE, rows = 
 # The pairwise update of two sets of moments (merge_moments()): list(sxx =
 # sa + sb + f dx dx' (or its diagonal, for vectors sa and sb), sxy = ca + cb
 # + f dx dy').
-c_merge_moments <- function(sa, sb, ca, cb, dx, dy, f) .Call(C_rlsc_merge_moments, sa, sb, ca, cb, dx, dy, f)
+c_merge_moments <- function(sa, sb, ca, cb, dx, dy, f) {
+  .Call(C_rlsc_merge_moments, sa, sb, ca, cb, dx, dy, f, thread_count())
+}
 
 # Step 2: the symmetric eigendecomposition, largest eigenvalue first.
 c_eigen <- function(s) {

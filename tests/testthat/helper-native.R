@@ -124,7 +124,7 @@ native_valid_args <- function(name) {
       diag_only <- flag()
       s <- function() if (diag_only) native_values(d) else native_matrix(d, d)
       list(s(), s(), native_matrix(d, nt), native_matrix(d, nt), native_values(d), native_values(nt),
-           native_values(1L))
+           native_values(1L), threads)
     },
     rlsc_thread_info = list(),
     rlsc_blas_set_threads = list(sample(1:2, 1L)))

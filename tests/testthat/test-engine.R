@@ -174,7 +174,7 @@ entry_points <- list(
                list(rep(1, 3), "'w' must have length 4"), list(1:4, "'w' must be a double vector")),
     arg = c(1, 1, 2, 2)),
   C_rlsc_merge_moments = list(
-    ok = list(diag(2), diag(2), matrix(1, 2, 1), matrix(1, 2, 1), c(1, 2), 3, 0.5),
+    ok = list(diag(2), diag(2), matrix(1, 2, 1), matrix(1, 2, 1), c(1, 2), 3, 0.5, 2L),
     bad = list(
       list(1:4, "'sa' must be a double vector"),
       list(matrix(1, 3, 3), "'sa' must be a 2 x 2 matrix or a vector of length 2"),
@@ -184,8 +184,9 @@ entry_points <- list(
       list(1:2, "'dx' must be a double vector"),
       list(c(1, 2, 3), "'sa' must be a 3 x 3 matrix or a vector of length 3"),
       list("a", "'dy' must be a double vector"), list(c(1, 2), "'ca' must be a 2 x 2 matrix"),
-      list(c(1, 2), "'f' must be a number"), list(1L, "'f' must be a number")),
-    arg = c(1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7)),
+      list(c(1, 2), "'f' must be a number"), list(1L, "'f' must be a number"),
+      list(0L, threads_error)),
+    arg = c(1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8)),
   C_rlsc_thread_info = list(ok = list(), bad = list(), arg = numeric()),
   # the BLAS's threads set to what they are: nothing changes
   C_rlsc_blas_set_threads = list(
