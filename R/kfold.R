@@ -389,9 +389,18 @@ response_blocks <- function(nt, per_column) {
 # errors are over folds).  R collects a block's garbage before the next:
 # left to itself it collects when its heap reaches about 1.4 times the
 # largest live memory seen, which here is y itself.
+# With a plan of the probes past the grid (probe_plan()), evaluating the
+# grid, each block's columns whose lambda_min sits at an end are probed past
+# it with the block's engines (probe_block()), and a later evaluation of
+# such probes (probe_table()) reads them (kept_probe_paths()).
 blocked_kfold_paths <- function(blocks, data, lambda, classify, keep, nfold, columns = TRUE) {
   if (keep) stop("kept outputs are not bound across blocks of response columns")
   nt <- ncol(data$resp$y0)
+  kept <- kept_probe_paths(blocks, lambda, nt)
+  if (!is.null(kept)) return(kept)
+  plan <- blocks$probe
+  probing <- !is.null(plan) && identical(lambda, plan$grid)
+  if (probing) blocks$cache$probes <- list()
   first <- seq_len(4L)
   out <- NULL
   for (cols in response_blocks(nt, blocks$per_column)) {
@@ -402,6 +411,10 @@ blocked_kfold_paths <- function(blocks, data, lambda, classify, keep, nfold, col
     for (f in blocks$finish) engines <- lapply(engines, f)
     per_fold <- kfold_paths(engines, part, lambda, classify, keep, nfold, columns,
                             cache = if (part$kind == "memory") blocks$cache)
+    if (probing) {
+      probe_block(blocks, engines, part, per_fold, (blocks$columns %||% seq_len(nt))[cols], lambda,
+                  classify, nfold)
+    }
     rm(engines)
     if (is.null(out)) {
       out <- lapply(per_fold, function(p) {
@@ -443,8 +456,98 @@ map_fold_engines <- function(folds, fun, ...) {
 # The fold engines of response columns `cols` alone.
 fold_columns <- function(folds, cols) {
   if (inherits(folds, "rlsc_fold_blocks")) {
+    folds$columns <- (folds$columns %||% seq_len(ncol(folds$data$resp$y0)))[cols]
     folds$data <- select_responses(folds$data, cols)
     return(folds)
   }
   if (is.list(folds)) lapply(folds, engine_columns, cols = cols) else folds
+}
+
+# ---- the probes past the grid, block by block -------------------------------
+# A fit choosing lambda per response column probes past the grid's ends the
+# columns whose lambda_min sits at one (probe_table(), fit_model.R): with
+# blocks of response columns that evaluation built every fold engine again
+# for those columns (their fold moments and g, a tenth of a fit of 5000
+# columns).  Instead each block, right after its grid, finds its columns'
+# lambda_min as select_fit() does (each column's curve and choice depend on
+# that column alone, so they are the fit's to the bit) and probes those at
+# an end with the engines it has, past that end only; the probes'
+# evaluation reads them from the fold cache.
+
+# The fold engines `folds` with the plan of the probes past the ends of the
+# grid `lambda` (those probe_table() evaluates, from the fit's engine
+# `eng`), when they are blocks of response columns choosing lambda per
+# column; else `folds` as they are.
+probe_plan <- function(folds, eng, lambda, crit) {
+  nl <- length(lambda)
+  if (!inherits(folds, "rlsc_fold_blocks") || !isTRUE(crit$per_response) || nl < 2L ||
+      !length(eng$values)) {
+    return(folds)
+  }
+  folds$probe <- list(grid = lambda, crit = crit,
+                      top = setdiff(probe_lambdas(eng, lambda[1L], TRUE), lambda),
+                      bottom = if (lambda[nl] > 0) setdiff(probe_lambdas(eng, lambda[nl], FALSE), lambda))
+  folds
+}
+
+# A block's probes: its columns (`columns`, of the fit's) chosen at the
+# grid's first lambda probed above it, those chosen at its last (not 0)
+# below it, each with the block's fold engines, kept in the fold cache.
+probe_block <- function(blocks, engines, part, per_fold, columns, lambda, classify, nfold) {
+  plan <- blocks$probe
+  crit <- plan$crit
+  crit$responses <- crit$responses[columns]
+  nl <- length(lambda)
+  tab <- folds_table(per_fold, lambda, numeric(nl), classify, crit)
+  index <- select_columns(response_curves(tab, crit$responses),
+                          response_curves(tab, crit$responses, "_se"))$index_min
+  for (end in list(list(at = index %in% 1L, probes = plan$top),
+                   list(at = index %in% nl, probes = plan$bottom))) {
+    idx <- which(end$at)
+    if (!length(idx) || !length(end$probes)) next
+    paths <- kfold_paths(lapply(engines, engine_columns, cols = idx), select_responses(part, idx),
+                         end$probes, classify, FALSE, nfold, TRUE,
+                         cache = if (part$kind == "memory") blocks$cache)
+    blocks$cache$probes[[length(blocks$cache$probes) + 1L]] <-
+      list(lambda = end$probes, columns = columns[idx], per_fold = paths)
+  }
+}
+
+# The per-fold paths at `lambda` of the blocks' columns (blocks$columns of
+# the fit's, `nt` of them) from the probes kept (probe_block()), when every
+# column was probed; NULL otherwise.  A column has the probes past the end
+# its lambda_min sits at; past the other end its entries are NA, which
+# check_boundary() does not read.  The aggregate losses over the columns
+# are NA (only the columns' are read); the folds' weights are their held-out
+# rows' at every lambda (those rows have no leverage: no LOO value is
+# undefined).
+kept_probe_paths <- function(blocks, lambda, nt) {
+  kept <- blocks$cache$probes
+  cols <- blocks$columns
+  if (!length(kept) || is.null(cols)) return(NULL)
+  probed <- unlist(lapply(kept, `[[`, "columns"), use.names = FALSE)
+  if (anyNA(match(cols, probed)) || !all(lambda %in% unlist(lapply(kept, `[[`, "lambda")))) {
+    return(NULL)
+  }
+  nl <- length(lambda)
+  lapply(seq_along(kept[[1L]]$per_fold), function(k) {
+    p <- kept[[1L]]$per_fold[[k]]
+    wide <- matrix(NA_real_, nl, 4L + nt)
+    fold_w <- p$w[1L, 1L]
+    p$mean <- p$m2 <- p$w <- wide
+    p$w[, 1L] <- fold_w
+    for (e in kept) {
+      r <- match(lambda, e$lambda)
+      at <- match(e$columns, cols)
+      rows <- which(!is.na(r))
+      from <- which(!is.na(at))
+      if (!length(rows) || !length(from)) next
+      src <- e$per_fold[[k]]
+      for (f in c("mean", "m2", "w")) p[[f]][rows, 4L + at[from]] <- src[[f]][r[rows], 4L + from]
+    }
+    p$n_na <- numeric(nl)
+    p$power <- loss_powers(nt)
+    p$df <- NULL
+    p
+  })
 }
