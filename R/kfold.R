@@ -162,7 +162,8 @@ kfold_paths <- function(engines, data, lambda, classify, keep, nfold, columns = 
       # no leverage), their losses weighted by their own weights
       set <- list(basis = eng$basis, q = eng$q, r0 = eng$r0, y = rows$y, w = rows$w, omega = eng$w,
                   rows = which(fold == k), complement = FALSE)
-      finish_path(row_path(set, eng, lambda, classify, keep, data$unit, columns = columns), eng, lambda)
+      finish_path(row_path(set, eng, lambda, classify, keep, data$unit, columns = columns,
+                           values_only = keep), eng, lambda)
     }))
   }
   out <- map_rows(data, heldout_block_paths, merge_fold_paths,
@@ -189,6 +190,10 @@ held_out_rows <- function(rows, i, nfold) {
   lapply(seq_len(nfold), function(k) fold_rows(rows, which(fold == k)))
 }
 
+# The held-out rows' paths of each fold, or with `keep` their values alone
+# (n x T x L) with their responses and weights (row_path()'s
+# `values_only`): all that the callers that keep them read (criteria of the
+# values), whichever route the rows' products take (heldout_products()).
 # `reuse`: list(cache, block), the fold cache of blocks of response columns
 # (fold_cache()) and the number of the block of rows, whose held-out rows'
 # coordinates it keeps.
@@ -198,29 +203,10 @@ heldout_paths <- function(held, engines, lambda, classify, keep, unit, columns =
       heldout_basis(reuse$cache, k, reuse$block, x, eng, take)
     }
     set <- primal_rows(engines[[k]], held[[k]], heldout = TRUE, lambda = lambda, project = project)
-    part <- if (keep && !is.null(set$products)) heldout_values(set, unit) else {
-      row_path(set, engines[[k]], lambda, classify, keep, unit, columns = columns)
-    }
-    fold_collect(if (keep) part[heldout_fields] else part, length(engines[[k]]$g))
+    part <- row_path(set, engines[[k]], lambda, classify, keep, unit, columns = columns,
+                     values_only = keep)
+    fold_collect(part, length(engines[[k]]$g))
   })
-}
-
-# The held-out rows' values at each lambda (n x T x L) with their responses
-# and weights: all that the callers that keep them read (criteria of the
-# values), and so all that their parts keep, whatever the
-# route (the parts of a chunk source's blocks take either).  From the
-# products formed (heldout_products()) the value is y - e with e = r0 -
-# products, in units, as src/path.c forms it (the held-out rows have no
-# leverage: 1 - h = 1), without the path's losses (through c_loo_path()
-# they were a third of the held-out rows' time in a 10-class fit of 5000
-# rows).
-heldout_fields <- c("loo", "y", "weights", "npos", "unit")
-heldout_values <- function(set, unit) {
-  y <- set$y
-  r0 <- set$r0 %||% ((y - rep_each(set$yorigin[1L, ], nrow(y))) - rep_each(set$yorigin[2L, ], nrow(y)))
-  inv <- 1 / unit
-  list(loo = list((c(y) * inv - (c(r0) * inv - inv * set$products)) * unit),
-       y = list(y), weights = list(set$w), npos = sum(set$w > 0), unit = unit)
 }
 
 # The table of K folds: per lambda, the criteria's means over folds weighted by
@@ -386,7 +372,8 @@ response_blocks <- function(nt, per_column) {
 # averaged again, weighted by their columns; their sums of squared
 # deviations over the rows do not merge so (they would need the covariances
 # of the blocks): NA, which the K-fold table does not read (its standard
-# errors are over folds).  R collects a block's garbage before the next:
+# errors are over folds).  R collects a block's garbage before the next (a
+# full collection, 50 ms at 5000 columns of 2000 rows):
 # left to itself it collects when its heap reaches about 1.4 times the
 # largest live memory seen, which here is y itself.
 # With a plan of the probes past the grid (probe_plan()), evaluating the

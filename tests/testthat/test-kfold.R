@@ -94,12 +94,24 @@ test_that("src/path.c reads held-out rows' formed products at every offset of it
   w <- runif(n)
   prod <- array(0, c(n, nt, length(lambda)))
   for (l in seq_along(lambda)) prod[, , l] <- b %*% (g / (values + lambda[l]))
-  run <- function(basis, v, gg, products) {
+  run <- function(basis, v, gg, products, values_only = FALSE) {
     loo_path(basis, v, gg, rep(1, n), NULL, y, w, numeric(n), seq_len(n), lambda, FALSE, FALSE,
-             TRUE, NULL, 1, yorigin = rbind(0, colMeans(y)), products = products)
+             TRUE, NULL, 1, yorigin = rbind(0, colMeans(y)), columns = !values_only, products = products,
+             values_only = values_only)
   }
   own <- run(b, values, g, NULL)
   formed <- run(matrix(0, n, 0), numeric(0), g[0, , drop = FALSE], prod)
+  # the values alone (K-fold criteria of the values): the same LOO values,
+  # y - (r0 - B G phi) with 1 - h = 1, bit for bit, and nothing else
+  for (basis_given in c(TRUE, FALSE)) {
+    alone <- if (basis_given) run(b, values, g, NULL, TRUE) else {
+      run(matrix(0, n, 0), numeric(0), g[0, , drop = FALSE], prod, TRUE)
+    }
+    expect_identical(alone$loo, if (basis_given) own$loo else formed$loo)
+    expect_null(alone$fitted)
+    expect_null(alone$omh)
+  }
+  expect_equal(formed$loo, formed$fitted, tolerance = 1e-12)   # (no leverage: LOO = fitted)
   expect_equal(formed$fitted, own$fitted, tolerance = 1e-12)
   expect_equal(formed$mean, own$mean, tolerance = 1e-12)
   expect_equal(formed$fitted, prod + rep(colMeans(y), each = n), tolerance = 1e-12)
