@@ -495,10 +495,13 @@ probe_block <- function(blocks, engines, part, per_fold, columns, lambda, classi
   for (end in list(list(at = index %in% 1L, probes = plan$top),
                    list(at = index %in% nl, probes = plan$bottom))) {
     idx <- which(end$at)
-    if (!length(idx) || !length(end$probes)) next
-    paths <- kfold_paths(lapply(engines, engine_columns, cols = idx), select_responses(part, idx),
-                         end$probes, classify, FALSE, nfold, TRUE,
-                         cache = if (part$kind == "memory") blocks$cache)
+    if (!length(idx)) next
+    # (no probe past that end, all of them unreliable: the columns are
+    # probed, at no lambda)
+    paths <- if (length(end$probes)) {
+      kfold_paths(lapply(engines, engine_columns, cols = idx), select_responses(part, idx),
+                  end$probes, classify, FALSE, nfold, TRUE, cache = if (part$kind == "memory") blocks$cache)
+    }
     blocks$cache$probes[[length(blocks$cache$probes) + 1L]] <-
       list(lambda = end$probes, columns = columns[idx], per_fold = paths)
   }
@@ -521,8 +524,10 @@ kept_probe_paths <- function(blocks, lambda, nt) {
     return(NULL)
   }
   nl <- length(lambda)
-  lapply(seq_along(kept[[1L]]$per_fold), function(k) {
-    p <- kept[[1L]]$per_fold[[k]]
+  template <- Find(function(e) !is.null(e$per_fold), kept)$per_fold
+  if (is.null(template)) return(NULL)
+  lapply(seq_along(template), function(k) {
+    p <- template[[k]]
     wide <- matrix(NA_real_, nl, 4L + nt)
     fold_w <- p$w[1L, 1L]
     p$mean <- p$m2 <- p$w <- wide
@@ -532,7 +537,7 @@ kept_probe_paths <- function(blocks, lambda, nt) {
       at <- match(e$columns, cols)
       rows <- which(!is.na(r))
       from <- which(!is.na(at))
-      if (!length(rows) || !length(from)) next
+      if (!length(rows) || !length(from) || is.null(e$per_fold)) next
       src <- e$per_fold[[k]]
       for (f in c("mean", "m2", "w")) p[[f]][rows, 4L + at[from]] <- src[[f]][r[rows], 4L + from]
     }
