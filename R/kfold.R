@@ -390,9 +390,7 @@ blocked_kfold_paths <- function(blocks, data, lambda, classify, keep, nfold, col
   if (probing) blocks$cache$probes <- list()
   first <- seq_len(4L)
   out <- NULL
-  col_blocks <- response_blocks(nt, blocks$per_column)
-  for (b in seq_along(col_blocks)) {
-    cols <- col_blocks[[b]]
+  for (cols in response_blocks(nt, blocks$per_column)) {
     part <- select_responses(data, cols)
     eigens <- lapply(seq_len(nfold), function(k) function(s) fold_eigen(blocks$cache, k, s))
     engines <- primal_fold_engines(select_responses(blocks$data, cols), blocks$spec, nfold,
@@ -426,9 +424,7 @@ blocked_kfold_paths <- function(blocks, data, lambda, classify, keep, nfold, col
       out[[k]]$n_na <- out[[k]]$n_na + p$n_na
     }
     rm(per_fold, p, part)
-    # (after the last block, the fit's own allocations are small: R
-    # collects when it needs to)
-    if (b < length(col_blocks)) gc(FALSE)
+    gc(FALSE)
   }
   out
 }
