@@ -380,8 +380,9 @@ grid_table <- function(built, spec, what) {
   repeat {
     probes <- setdiff(beyond_probes(eng, lambda), lambda)
     later <- probes_later(built, spec, length(probes))
+    folds <- if (later) probe_plan(built$folds, eng, lambda, spec$crit) else built$folds
     extended <- validation_table(eng, built$data, c(lambda, if (!later) probes), spec$crit,
-                                 built$folds, spec$cv$K, spec$cv$labels)
+                                 folds, spec$cv$K, spec$cv$labels)
     path <- if (nrow(extended) == length(lambda)) extended else table_head(extended, length(lambda))
     defined <- path$n_na == 0
     if (!all(is.finite(path$mse[defined]))) {

@@ -148,7 +148,8 @@ check_auc_folds <- function(values, labels) {
 # The per-fold paths of the held-out rows over `lambda` (a list of K parts):
 # primal fold engines in one pass over the blocks; dual ones, built per fold,
 # on their own rows.
-kfold_paths <- function(engines, data, lambda, classify, keep, nfold, columns = TRUE) {
+kfold_paths <- function(engines, data, lambda, classify, keep, nfold, columns = TRUE,
+                        cache = NULL) {
   if (inherits(engines, "rlsc_fold_blocks")) {
     return(blocked_kfold_paths(engines, data, lambda, classify, keep, nfold, columns))
   }
@@ -161,21 +162,25 @@ kfold_paths <- function(engines, data, lambda, classify, keep, nfold, columns = 
       # no leverage), their losses weighted by their own weights
       set <- list(basis = eng$basis, q = eng$q, r0 = eng$r0, y = rows$y, w = rows$w, omega = eng$w,
                   rows = which(fold == k), complement = FALSE)
-      finish_path(row_path(set, eng, lambda, classify, keep, data$unit, columns = columns), eng, lambda)
+      finish_path(row_path(set, eng, lambda, classify, keep, data$unit, columns = columns,
+                           values_only = keep), eng, lambda)
     }))
   }
   out <- map_rows(data, heldout_block_paths, merge_fold_paths,
                   engines = engines, lambda = lambda, classify = classify, keep = keep,
-                  unit = data$unit, columns = columns, counts = data$counts, what = "evaluating")
+                  unit = data$unit, columns = columns, counts = data$counts, cache = cache,
+                  what = "evaluating")
   lapply(out, finish_path, eng = engines[[1L]], lambda = lambda)
 }
 
 # The per-fold parts of two blocks merged fold by fold.
 merge_fold_paths <- function(a, b) Map(merge_path_parts, a, b)
 
-heldout_block_paths <- function(rows, i, engines, lambda, classify, keep, unit, columns, counts) {
+heldout_block_paths <- function(rows, i, engines, lambda, classify, keep, unit, columns, counts,
+                                cache = NULL) {
   check_unchanged(rows, i, counts)
-  heldout_paths(held_out_rows(rows, i, length(engines)), engines, lambda, classify, keep, unit, columns)
+  heldout_paths(held_out_rows(rows, i, length(engines)), engines, lambda, classify, keep, unit, columns,
+                if (!is.null(cache)) list(cache = cache, block = i))
 }
 
 # The rows of a block held out by each fold (taken once for all the engines
@@ -185,32 +190,23 @@ held_out_rows <- function(rows, i, nfold) {
   lapply(seq_len(nfold), function(k) fold_rows(rows, which(fold == k)))
 }
 
-heldout_paths <- function(held, engines, lambda, classify, keep, unit, columns = TRUE) {
+# The held-out rows' paths of each fold, or with `keep` their values alone
+# (n x T x L) with their responses and weights (row_path()'s
+# `values_only`): all that the callers that keep them read (criteria of the
+# values), whichever route the rows' products take (heldout_products()).
+# `reuse`: list(cache, block), the fold cache of blocks of response columns
+# (fold_cache()) and the number of the block of rows, whose held-out rows'
+# coordinates it keeps.
+heldout_paths <- function(held, engines, lambda, classify, keep, unit, columns = TRUE, reuse = NULL) {
   lapply(seq_along(engines), function(k) {
-    set <- primal_rows(engines[[k]], held[[k]], heldout = TRUE, lambda = lambda)
-    part <- if (keep && !is.null(set$products)) heldout_values(set, unit) else {
-      row_path(set, engines[[k]], lambda, classify, keep, unit, columns = columns)
+    project <- if (is.null(reuse)) project_rows else function(x, eng, take) {
+      heldout_basis(reuse$cache, k, reuse$block, x, eng, take)
     }
-    fold_collect(if (keep) part[heldout_fields] else part, length(engines[[k]]$g))
+    set <- primal_rows(engines[[k]], held[[k]], heldout = TRUE, lambda = lambda, project = project)
+    part <- row_path(set, engines[[k]], lambda, classify, keep, unit, columns = columns,
+                     values_only = keep)
+    fold_collect(part, length(engines[[k]]$g))
   })
-}
-
-# The held-out rows' values at each lambda (n x T x L) with their responses
-# and weights: all that the callers that keep them read (criteria of the
-# values), and so all that their parts keep, whatever the
-# route (the parts of a chunk source's blocks take either).  From the
-# products formed (heldout_products()) the value is y - e with e = r0 -
-# products, in units, as src/path.c forms it (the held-out rows have no
-# leverage: 1 - h = 1), without the path's losses (through c_loo_path()
-# they were a third of the held-out rows' time in a 10-class fit of 5000
-# rows).
-heldout_fields <- c("loo", "y", "weights", "npos", "unit")
-heldout_values <- function(set, unit) {
-  y <- set$y
-  r0 <- set$r0 %||% ((y - rep_each(set$yorigin[1L, ], nrow(y))) - rep_each(set$yorigin[2L, ], nrow(y)))
-  inv <- 1 / unit
-  list(loo = list((c(y) * inv - (c(r0) * inv - inv * set$products)) * unit),
-       y = list(y), weights = list(set$w), npos = sum(set$w > 0), unit = unit)
 }
 
 # The table of K folds: per lambda, the criteria's means over folds weighted by
@@ -288,8 +284,8 @@ over_folds <- function(means, fw, unit = 1, power = 0) {
 # by column (blocked_kfold_paths()).  The fit's own engine (every column)
 # then comes from a pass 1 without folds (so S_xy is formed twice: about 2%
 # of the fit).  Each fold's mean loss is linear in the columns, so the K-fold
-# table is the same to rounding; each fold's Gram is decomposed once
-# (remembered_eigen()), its g per block.  Regression only
+# table is the same to rounding; each fold's Gram is decomposed once, and
+# its held-out rows projected once (fold_cache()), its g per block.  Regression only
 # (misclassification needs every class column at once, and classes are few),
 # and not for the AUC or a user's criterion (they need the predictions).
 
@@ -302,23 +298,51 @@ fold_blocks <- function(data, spec) {
   per_column <- fold_column_doubles(data, spec$cv$K)
   if (length(response_blocks(ncol(data$resp$y0), per_column)) < 2L) return(NULL)
   function(data, scale) {
-    eigens <- lapply(seq_len(spec$cv$K), function(k) remembered_eigen())
     structure(list(data = data, spec = spec, scale = scale, per_column = per_column, finish = list(),
-                   eigens = eigens), class = "rlsc_fold_blocks")
+                   cache = fold_cache(spec$cv$K)), class = "rlsc_fold_blocks")
   }
 }
 
-# c_eigen() that remembers the last matrix it decomposed and its result: a
-# fold's training Gram is the same in every block of response columns (its
-# moments do not depend on y), so its eigendecomposition runs once.  A Gram
-# that differs in any bit (the row blocking of c_moments() depends on the
-# number of columns of y) is decomposed again.
-remembered_eigen <- function() {
-  last <- NULL
-  function(s) {
-    if (is.null(last) || !identical(last$s, s)) last <<- list(s = s, eig = c_eigen(s))
-    last$eig
+# What the blocks of response columns share, fold by fold, and work out
+# once: a fold's training Gram is the same in every block (its moments do
+# not depend on y), so its eigendecomposition (`eigen`: the Gram and its
+# decomposition) runs once, and so do the coordinates of its held-out rows
+# in its eigenbasis (`basis`: per block of rows, with what they were
+# projected from).  An environment that the blocks (and the probes past the
+# grid, probe_table(), which evaluate some of the columns again) read and
+# fill in turn; a Gram or engine that differs in any bit from the one kept
+# (the row blocking of c_moments() depends on the number of columns of y)
+# is decomposed or projected again.
+fold_cache <- function(nfold) {
+  cache <- new.env(parent = emptyenv())
+  cache$eigen <- cache$basis <- vector("list", nfold)
+  cache
+}
+
+# c_eigen() of fold k's Gram `s`, or the decomposition kept of it.
+fold_eigen <- function(cache, k, s) {
+  kept <- cache$eigen[[k]]
+  if (is.null(kept) || !identical(kept$s, s)) {
+    kept <- list(s = s, eig = c_eigen(s))
+    cache$eigen[[k]] <- kept
   }
+  kept$eig
+}
+
+# The coordinates of fold k's held-out rows of block `block` (x's rows
+# `take`) in the eigenbasis of its engine `eng`, or those kept of them when
+# x, the rows and what the engine projects with (shift, center and v) are
+# the same bits; kept while the coordinates of the block's rows, nrow(x)
+# x r for its folds together, take at most budgets$fold_bases numbers.
+heldout_basis <- function(cache, k, block, x, eng, take) {
+  key <- list(x = x, take = take, shift = eng$shift, center = eng$center, v = eng$v)
+  kept <- cache$basis[[k]][[as.character(block)]]
+  if (!is.null(kept) && identical(kept$key, key)) return(kept$basis)
+  basis <- project_rows(x, eng, take = take)
+  if (as.numeric(nrow(x)) * ncol(eng$v) <= budgets$fold_bases) {
+    cache$basis[[k]][[as.character(block)]] <- list(key = key, basis = basis)
+  }
+  basis
 }
 
 # The numbers a response column costs while its block's fold engines are
@@ -348,20 +372,36 @@ response_blocks <- function(nt, per_column) {
 # averaged again, weighted by their columns; their sums of squared
 # deviations over the rows do not merge so (they would need the covariances
 # of the blocks): NA, which the K-fold table does not read (its standard
-# errors are over folds).  R collects a block's garbage before the next:
+# errors are over folds).  R collects a block's garbage before the next (a
+# full collection, 50 ms at 5000 columns of 2000 rows):
 # left to itself it collects when its heap reaches about 1.4 times the
 # largest live memory seen, which here is y itself.
+# With a plan of the probes past the grid (probe_plan()), evaluating the
+# grid, each block's columns whose lambda_min sits at an end are probed past
+# it with the block's engines (probe_block()), and a later evaluation of
+# such probes (probe_table()) reads them (kept_probe_paths()).
 blocked_kfold_paths <- function(blocks, data, lambda, classify, keep, nfold, columns = TRUE) {
   if (keep) stop("kept outputs are not bound across blocks of response columns")
   nt <- ncol(data$resp$y0)
+  kept <- kept_probe_paths(blocks, lambda, nt)
+  if (!is.null(kept)) return(kept)
+  plan <- blocks$probe
+  probing <- !is.null(plan) && identical(lambda, plan$grid)
+  if (probing) blocks$cache$probes <- list()
   first <- seq_len(4L)
   out <- NULL
   for (cols in response_blocks(nt, blocks$per_column)) {
     part <- select_responses(data, cols)
+    eigens <- lapply(seq_len(nfold), function(k) function(s) fold_eigen(blocks$cache, k, s))
     engines <- primal_fold_engines(select_responses(blocks$data, cols), blocks$spec, nfold,
-                                   blocks$scale, blocks$eigens)
+                                   blocks$scale, eigens)
     for (f in blocks$finish) engines <- lapply(engines, f)
-    per_fold <- kfold_paths(engines, part, lambda, classify, keep, nfold, columns)
+    per_fold <- kfold_paths(engines, part, lambda, classify, keep, nfold, columns,
+                            cache = if (part$kind == "memory") blocks$cache)
+    if (probing) {
+      probe_block(blocks, engines, part, per_fold, (blocks$columns %||% seq_len(nt))[cols], lambda,
+                  classify, nfold)
+    }
     rm(engines)
     if (is.null(out)) {
       out <- lapply(per_fold, function(p) {
@@ -403,8 +443,103 @@ map_fold_engines <- function(folds, fun, ...) {
 # The fold engines of response columns `cols` alone.
 fold_columns <- function(folds, cols) {
   if (inherits(folds, "rlsc_fold_blocks")) {
+    folds$columns <- (folds$columns %||% seq_len(ncol(folds$data$resp$y0)))[cols]
     folds$data <- select_responses(folds$data, cols)
     return(folds)
   }
   if (is.list(folds)) lapply(folds, engine_columns, cols = cols) else folds
+}
+
+# ---- the probes past the grid, block by block -------------------------------
+# A fit choosing lambda per response column probes past the grid's ends the
+# columns whose lambda_min sits at one (probe_table(), fit_model.R): with
+# blocks of response columns that evaluation built every fold engine again
+# for those columns (their fold moments and g, a tenth of a fit of 5000
+# columns).  Instead each block, right after its grid, finds its columns'
+# lambda_min as select_fit() does (each column's curve and choice depend on
+# that column alone, so they are the fit's to the bit) and probes those at
+# an end with the engines it has, past that end only; the probes'
+# evaluation reads them from the fold cache.
+
+# The fold engines `folds` with the plan of the probes past the ends of the
+# grid `lambda` (those probe_table() evaluates, from the fit's engine
+# `eng`), when they are blocks of response columns choosing lambda per
+# column; else `folds` as they are.
+probe_plan <- function(folds, eng, lambda, crit) {
+  nl <- length(lambda)
+  if (!inherits(folds, "rlsc_fold_blocks") || !isTRUE(crit$per_response) || nl < 2L ||
+      !length(eng$values)) {
+    return(folds)
+  }
+  folds$probe <- list(grid = lambda, crit = crit,
+                      top = setdiff(probe_lambdas(eng, lambda[1L], TRUE), lambda),
+                      bottom = if (lambda[nl] > 0) setdiff(probe_lambdas(eng, lambda[nl], FALSE), lambda))
+  folds
+}
+
+# A block's probes: its columns (`columns`, of the fit's) chosen at the
+# grid's first lambda probed above it, those chosen at its last (not 0)
+# below it, each with the block's fold engines, kept in the fold cache.
+probe_block <- function(blocks, engines, part, per_fold, columns, lambda, classify, nfold) {
+  plan <- blocks$probe
+  crit <- plan$crit
+  crit$responses <- crit$responses[columns]
+  nl <- length(lambda)
+  tab <- folds_table(per_fold, lambda, numeric(nl), classify, crit)
+  index <- select_columns(response_curves(tab, crit$responses),
+                          response_curves(tab, crit$responses, "_se"))$index_min
+  for (end in list(list(at = index %in% 1L, probes = plan$top),
+                   list(at = index %in% nl, probes = plan$bottom))) {
+    idx <- which(end$at)
+    if (!length(idx)) next
+    # (no probe past that end, all of them unreliable: the columns are
+    # probed, at no lambda)
+    paths <- if (length(end$probes)) {
+      kfold_paths(lapply(engines, engine_columns, cols = idx), select_responses(part, idx),
+                  end$probes, classify, FALSE, nfold, TRUE, cache = if (part$kind == "memory") blocks$cache)
+    }
+    blocks$cache$probes[[length(blocks$cache$probes) + 1L]] <-
+      list(lambda = end$probes, columns = columns[idx], per_fold = paths)
+  }
+}
+
+# The per-fold paths at `lambda` of the blocks' columns (blocks$columns of
+# the fit's, `nt` of them) from the probes kept (probe_block()), when every
+# column was probed; NULL otherwise.  A column has the probes past the end
+# its lambda_min sits at; past the other end its entries are NA, which
+# check_boundary() does not read.  The aggregate losses over the columns
+# are NA (only the columns' are read); the folds' weights are their held-out
+# rows' at every lambda (those rows have no leverage: no LOO value is
+# undefined).
+kept_probe_paths <- function(blocks, lambda, nt) {
+  kept <- blocks$cache$probes
+  cols <- blocks$columns
+  if (!length(kept) || is.null(cols)) return(NULL)
+  probed <- unlist(lapply(kept, `[[`, "columns"), use.names = FALSE)
+  if (anyNA(match(cols, probed)) || !all(lambda %in% unlist(lapply(kept, `[[`, "lambda")))) {
+    return(NULL)
+  }
+  nl <- length(lambda)
+  template <- Find(function(e) !is.null(e$per_fold), kept)$per_fold
+  if (is.null(template)) return(NULL)
+  lapply(seq_along(template), function(k) {
+    p <- template[[k]]
+    wide <- matrix(NA_real_, nl, 4L + nt)
+    fold_w <- p$w[1L, 1L]
+    p$mean <- p$m2 <- p$w <- wide
+    p$w[, 1L] <- fold_w
+    for (e in kept) {
+      r <- match(lambda, e$lambda)
+      at <- match(e$columns, cols)
+      rows <- which(!is.na(r))
+      from <- which(!is.na(at))
+      if (!length(rows) || !length(from) || is.null(e$per_fold)) next
+      src <- e$per_fold[[k]]
+      for (f in c("mean", "m2", "w")) p[[f]][rows, 4L + at[from]] <- src[[f]][r[rows], 4L + from]
+    }
+    p$n_na <- numeric(nl)
+    p$power <- loss_powers(nt)
+    p$df <- NULL
+    p
+  })
 }

@@ -16,7 +16,9 @@ c_moments <- function(x, y, w, shift = NULL, yshift = NULL, gram = TRUE, rows = 
 # The pairwise update of two sets of moments (merge_moments()): list(sxx =
 # sa + sb + f dx dx' (or its diagonal, for vectors sa and sb), sxy = ca + cb
 # + f dx dy').
-c_merge_moments <- function(sa, sb, ca, cb, dx, dy, f) .Call(C_rlsc_merge_moments, sa, sb, ca, cb, dx, dy, f)
+c_merge_moments <- function(sa, sb, ca, cb, dx, dy, f) {
+  .Call(C_rlsc_merge_moments, sa, sb, ca, cb, dx, dy, f, thread_count())
+}
 
 # Step 2: the symmetric eigendecomposition, largest eigenvalue first.
 c_eigen <- function(s) {
@@ -51,8 +53,9 @@ c_crossprod <- function(a, b) {
 # response's shift and mean, per block in C; `products`, held-out rows of a
 # basis of no columns: the rows' basis times filtered g, n x T x L, formed by
 # the caller); engine = list(values, g); path = list(lambda, complement,
-# classify, keep, unit, columns), `columns` FALSE: the per-column losses are
-# not wanted (NA).
+# classify, keep, unit, columns, values), `columns` FALSE: the per-column
+# losses are not wanted (NA); `values` TRUE (with `keep`, without `columns`):
+# the LOO values alone, no losses.
 c_loo_path <- function(set, engine, path) {
   hold_blas_threads()
   .Call(C_rlsc_loo_path, set, engine, path, thread_count())

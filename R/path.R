@@ -48,15 +48,16 @@ primal_block_path <- function(rows, i, eng, lambda, classify, keep, unit, space,
 # (heldout_products()).  Their residuals at lambda = Inf, (y - yshift) -
 # ybar, are formed in C from `yorigin` (no n x T copy of y); unpenalized
 # columns subtract x beta0 here.  Held-out rows come as x's rows `take`
-# (fold_rows()), read by number.
-primal_rows <- function(eng, rows, heldout = FALSE, lambda = NULL) {
+# (fold_rows()), read by number; `project`: project_rows(), or the
+# coordinates kept of the same rows (heldout_basis()).
+primal_rows <- function(eng, rows, heldout = FALSE, lambda = NULL, project = project_rows) {
   take <- rows$take
   n <- if (is.null(take)) nrow(rows$x) else length(take)
   q <- if (heldout) rep(1, n) else {
     1 - eng$intercept * rows$w / eng$sumw - free_leverage(rows$x, rows$w, eng)
   }
   products <- if (heldout) heldout_products(eng, rows$x, lambda, take)
-  list(basis = if (is.null(products)) project_rows(rows$x, eng, take = take) else matrix(0, n, 0L),
+  list(basis = if (is.null(products)) project(rows$x, eng, take = take) else matrix(0, n, 0L),
        products = products, q = q,
        r0 = if (!is.null(eng$beta0)) offset_residuals(rows$x, rows$y, eng, take),
        yorigin = rbind(eng$yshift, eng$ybar), y = rows$y, w = rows$w,
@@ -111,8 +112,12 @@ engine_path.rlsc_dual <- function(eng, data, lambda, classify = FALSE, keep = FA
 
 # The path of one set of rows: list(basis, q, r0 (or NULL and yorigin: r0 =
 # (y - yorigin[1, ]) - yorigin[2, ]), y, w, omega, rows (indices into the
-# set's rows, NULL: all), complement), through src/path.c.
-row_path <- function(set, eng, lambda, classify, keep, unit, space = NULL, columns = TRUE) {
+# set's rows, NULL: all), complement), through src/path.c.  `values_only`: the
+# rows' LOO values alone (n x T x L, in a list) with their responses,
+# weights, npos and unit, without losses (held-out rows whose criteria are
+# computed from their values, heldout_paths()).
+row_path <- function(set, eng, lambda, classify, keep, unit, space = NULL, columns = TRUE,
+                     values_only = FALSE) {
   # (c_loo_path() divides g by `unit` itself: no copy of g, r x T)
   g <- if (set$complement) eng$g / sqrt(eng$values) else eng$g
   rows <- set$rows %||% seq_len(nrow(set$basis))
@@ -120,8 +125,9 @@ row_path <- function(set, eng, lambda, classify, keep, unit, space = NULL, colum
     values <- numeric(0)
     g <- g[0L, , drop = FALSE]
   } else values <- eng$values
-  path <- list(lambda = lambda, complement = set$complement, classify = classify, keep = keep,
-               unit = unit, columns = columns)
+  path <- list(lambda = lambda, complement = set$complement, classify = classify,
+               keep = keep || values_only, unit = unit, columns = columns && !values_only,
+               values = values_only)
   rows_of <- function(r0, y, perp = NULL, yorigin = NULL, products = NULL) {
     list(basis = set$basis, q = set$q, r0 = r0, y = y, w = set$w, omega = set$omega, rows = rows,
          perp = perp, yorigin = yorigin, products = products)
@@ -138,6 +144,12 @@ row_path <- function(set, eng, lambda, classify, keep, unit, space = NULL, colum
                        list(values = eng$values, g = g %*% space$basis / unit), path)
   }
   nt <- ncol(set$y)
+  npos <- if (is.null(set$rows)) sum(set$w > 0) else sum(set$w[rows] > 0)
+  if (values_only) {
+    return(list(loo = list(if (unit == 1) part$loo else part$loo * unit),
+                y = list(set$y[rows, , drop = FALSE]), weights = list(set$w[rows]), npos = npos,
+                unit = unit))
+  }
   if (keep) {
     # (in the units of y; a unit of 1, as for classes, is no copy)
     back <- function(v) if (unit == 1) v else v * unit
@@ -145,7 +157,7 @@ row_path <- function(set, eng, lambda, classify, keep, unit, space = NULL, colum
     part$y <- list(set$y[rows, , drop = FALSE])
     part$weights <- list(set$w[rows])
   }
-  part$npos <- if (is.null(set$rows)) sum(set$w > 0) else sum(set$w[rows] > 0)
+  part$npos <- npos
   part$unit <- unit
   part$power <- loss_powers(nt)
   part

@@ -17,9 +17,9 @@
 # v = [-A V; V], A = S_zz^-1 S_zu; their coefficients are beta0 - A beta_u,
 # beta0 = S_zz^-1 S_zy (rows z), and their leverage
 # w_i |(x_i - xbar) free_map|^2 with free_map = S_zz^(-1/2) (rows z).
-# `eigen`: the eigendecomposition (c_eigen(), or one that remembers the
-# Gram it last decomposed: the fold engines of blocks of response columns
-# share their folds' Grams, kfold.R), or the decomposition itself, made
+# `eigen`: the eigendecomposition (c_eigen(), or one that keeps the Gram
+# it last decomposed: the fold engines of blocks of response columns share
+# their folds' Grams, fold_eigen() in kfold.R), or the decomposition itself, made
 # with other engines' (batched_eigens(): then the Gram was checked there
 # and is not formed again).
 primal_engine <- function(mom, intercept, scale = NULL, free = NULL, eigen = c_eigen) {
@@ -66,8 +66,10 @@ primal_engine <- function(mom, intercept, scale = NULL, free = NULL, eigen = c_e
   # Gram keeps no trace: least squares along them is not the minimum-norm
   # fit, so lambda = 0 counts as near a dropped direction (warned, and left
   # out of the default grid); at lambda > 0 they matter only below 1e6 times
-  # the floor
-  if (sum(!kept$keep) > explained_directions(mom$sxx, pen)) {
+  # the floor (explained_directions() only when a direction is left out: its
+  # duplicated() of a 500 x 500 Gram took 5 ms, in each fold engine of each
+  # block of response columns)
+  if (any(!kept$keep) && sum(!kept$keep) > explained_directions(mom$sxx, pen)) {
     kept$dropped <- max(kept$dropped, min(floor[!kept$keep]))
   }
   # sparse x: a direction left out as below its cancellation noise may hold

@@ -54,6 +54,9 @@ budgets <- list(
   # the folds' moments merged for all folds at once rather than one fold
   # at a time (kfold.R, fold_engines()): 128 MB
   fold_moments = 2^24,
+  # the held-out rows' coordinates in their folds' eigenbases that blocks of
+  # response columns keep for each other (kfold.R, heldout_basis()): 64 MB
+  fold_bases = 2^23,
   # a fold's d x T cross-products that are worth a collection of the young
   # generation before the next fold (kfold.R, fold_collect()): 8 MB
   fold_garbage = 2^20,

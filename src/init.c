@@ -22,7 +22,7 @@ static const R_CallMethodDef call_methods[] = {
     {"rlsc_softmax_map",      (DL_FUNC) &rlsc_softmax_map,     10},
     {"rlsc_softmax_fit",      (DL_FUNC) &rlsc_softmax_fit,     11},
     {"rlsc_column_spreads",   (DL_FUNC) &rlsc_column_spreads,   2},
-    {"rlsc_merge_moments",    (DL_FUNC) &rlsc_merge_moments,    7},
+    {"rlsc_merge_moments",    (DL_FUNC) &rlsc_merge_moments,    8},
     {"rlsc_thread_info",      (DL_FUNC) &rlsc_thread_info,      0},
     {"rlsc_blas_set_threads", (DL_FUNC) &rlsc_blas_set_threads, 1},
     {NULL, NULL, 0}

@@ -480,8 +480,11 @@ SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SE
    C_b + f dx dy' (d x T), in one pass each into fresh results.  In R each
    merge formed three d x d temporaries (a 200 x 200 merge 0.2 ms, mostly
    their allocation); a 5-fold fit merges its folds 19 times (4 for the
-   whole data, 3 for each fold's training rows). */
-SEXP rlsc_merge_moments(SEXP sa, SEXP sb, SEXP ca, SEXP cb, SEXP dx, SEXP dy, SEXP f)
+   whole data, 3 for each fold's training rows).  The cross-products' columns
+   are merged by the threads (each element alone: the same result on any
+   number of threads); with thousands of response columns each merge is a
+   pass over tens of MB. */
+SEXP rlsc_merge_moments(SEXP sa, SEXP sb, SEXP ca, SEXP cb, SEXP dx, SEXP dy, SEXP f, SEXP threads)
 {
     if (!isReal(dx)) error("'dx' must be a double vector");
     if (!isReal(dy)) error("'dy' must be a double vector");
@@ -505,6 +508,7 @@ SEXP rlsc_merge_moments(SEXP sa, SEXP sb, SEXP ca, SEXP cb, SEXP dx, SEXP dy, SE
     rlsc_check_double_matrix(cb, "cb", &r, &c);
     if (r != d || c != nt) error("'cb' must be a %d x %d matrix", d, nt);
     if (!isReal(f) || LENGTH(f) != 1) error("'f' must be a number");
+    int nth = rlsc_thread_count(threads);
     const double *pa = REAL(sa), *pb = REAL(sb), *qa = REAL(ca), *qb = REAL(cb), *px = REAL(dx),
         *py = REAL(dy);
     double ff = REAL(f)[0];
@@ -525,6 +529,8 @@ SEXP rlsc_merge_moments(SEXP sa, SEXP sb, SEXP ca, SEXP cb, SEXP dx, SEXP dy, SE
     } else {
         for (int j = 0; j < d; j++) s[j] = (pa[j] + pb[j]) + ff * (px[j] * px[j]);
     }
+    int par = rlsc_parallel(nth, nt, 3.0 * d * (double) nt);
+    RLSC_OMP(omp parallel for num_threads(nth) schedule(static) if (par))
     for (int t = 0; t < nt; t++)
         for (int i = 0; i < d; i++) {
             size_t k = i + (size_t) d * t;

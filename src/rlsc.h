@@ -16,7 +16,7 @@
 SEXP rlsc_moments(SEXP x, SEXP y, SEXP w, SEXP shift, SEXP yshift, SEXP gram, SEXP rows,
                   SEXP threads);
 /* and the pairwise update of two blocks' moments */
-SEXP rlsc_merge_moments(SEXP sa, SEXP sb, SEXP ca, SEXP cb, SEXP dx, SEXP dy, SEXP f);
+SEXP rlsc_merge_moments(SEXP sa, SEXP sb, SEXP ca, SEXP cb, SEXP dx, SEXP dy, SEXP f, SEXP threads);
 /* eigen.c: step 2, symmetric eigendecomposition (dsyevr's steps), largest first */
 SEXP rlsc_eigen(SEXP s, SEXP threads);
 SEXP rlsc_eigen_list(SEXP s, SEXP threads);

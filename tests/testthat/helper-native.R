@@ -86,7 +86,9 @@ native_valid_args <- function(name) {
            flag(), cls, keep, threads, if (!cls && !keep && flag()) abs(native_values(n)),
            2^sample(-10:10, 1L), if (!with_r0 || flag()) native_matrix(2L, nt), flag(),
            # held-out rows' products formed: with a basis of no columns
-           if (r == 0L && flag()) array(native_values(n * nt * nl), c(n, nt, nl)))
+           if (r == 0L && flag()) array(native_values(n * nt * nl), c(n, nt, nl)),
+           # the LOO values alone (needs keep and no columns)
+           keep && flag())
     },
     rlsc_kernel_matrix = {
       k <- kernel()
@@ -137,29 +139,35 @@ native_valid_args <- function(name) {
       diag_only <- flag()
       s <- function() if (diag_only) native_values(d) else native_matrix(d, d)
       list(s(), s(), native_matrix(d, nt), native_matrix(d, nt), native_values(d), native_values(nt),
-           native_values(1L))
+           native_values(1L), threads)
     },
     rlsc_thread_info = list(),
     rlsc_blas_set_threads = list(sample(1:2, 1L)))
 }
 
 # rlsc_loo_path()'s arguments, its three named lists and the threads, from
-# the 19 of its elements in the order of `loo_path_elements` (one list of
-# them, as the fuzzer and the table of bad arguments draw them).
+# the 20 of its elements in the order of `loo_path_elements` (one list of
+# them, as the fuzzer and the table of bad arguments draw them; the path's
+# `values`, here `values_only`, FALSE when only the first 19 are given).
 loo_path_elements <- c("basis", "values", "g", "q", "r0", "y", "w", "omega", "rows", "lambda", "complement",
-                       "classify", "keep", "threads", "perp", "unit", "yorigin", "columns", "products")
+                       "classify", "keep", "threads", "perp", "unit", "yorigin", "columns", "products",
+                       "values_only")
 loo_path_call_args <- function(args) {
+  if (length(args) == 19L) args <- c(args, list(FALSE))
   a <- stats::setNames(args, loo_path_elements)
   list(a[c("basis", "q", "r0", "y", "w", "omega", "rows", "perp", "yorigin", "products")],
-       a[c("values", "g")], a[c("lambda", "complement", "classify", "keep", "unit", "columns")], a$threads)
+       a[c("values", "g")],
+       c(a[c("lambda", "complement", "classify", "keep", "unit", "columns")], list(values = a$values_only)),
+       a$threads)
 }
 
 # c_loo_path() from its elements by name (the tests that call the path
 # directly, with the old adapter's defaults).
 loo_path <- function(basis, values, g, q, r0, y, w, omega, rows, lambda, complement, classify, keep,
-                     perp = NULL, unit = 1, yorigin = NULL, columns = TRUE, products = NULL) {
+                     perp = NULL, unit = 1, yorigin = NULL, columns = TRUE, products = NULL,
+                     values_only = FALSE) {
   a <- loo_path_call_args(list(basis, values, g, q, r0, y, w, omega, rows, lambda, complement, classify,
-                               keep, NULL, perp, unit, yorigin, columns, products))
+                               keep, NULL, perp, unit, yorigin, columns, products, values_only))
   rlsc:::c_loo_path(a[[1]], a[[2]], a[[3]])
 }
 

@@ -102,7 +102,7 @@ entry_points <- list(
   C_rlsc_loo_path = list(
     ok = list(matrix(1, 4, 2), c(2, 1), matrix(1, 2, 1), rep(0.75, 4), matrix(0, 4, 1),
               matrix(1:4 + 0, 4, 1), rep(1, 4), rep(1, 4), 1:4, c(1, 0.5), FALSE, FALSE, TRUE, 2L,
-              NULL, 2, NULL, TRUE, NULL),
+              NULL, 2, NULL, TRUE, NULL, FALSE),
     bad = list(
       list(1:8, "'basis' must be a double matrix"), list(rep(1, 8), "'basis' must be a matrix"),
       list(1, "'values' must have length 2"), list(2:1, "'values' must be a double vector"),
@@ -132,10 +132,12 @@ entry_points <- list(
       # the held-out rows' products formed (n x T x L), with a basis of no columns
       list(rep(1, 3), "'products' must be a double array of 4 x 1 x 2"),
       list(array(1L, c(4, 1, 2)), "'products' must be a double array of 4 x 1 x 2"),
-      list(array(1, c(4, 1, 2)), "'products' needs a 'basis' of no columns and the direct form")),
+      list(array(1, c(4, 1, 2)), "'products' needs a 'basis' of no columns and the direct form"),
+      # the LOO values alone: with keep (TRUE above) and without columns (TRUE above)
+      list(NA, "'values' must be TRUE or FALSE"), list(TRUE, "'values' needs 'keep' TRUE and 'columns' FALSE")),
     arg = c(1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 6, 7, 7, 8, 8, 9, 9, 9, 9, 10, 10, 11, 12, 13, 13, 14, 14,
-            15, 15, 15, 16, 16, 16, 16, 16, 17, 17, 17, 17, 5, 18, 18, 19, 19, 19),
-    # the 19 elements above go in three named lists and the threads
+            15, 15, 15, 16, 16, 16, 16, 16, 17, 17, 17, 17, 5, 18, 18, 19, 19, 19, 20, 20),
+    # the 20 elements above go in three named lists and the threads
     pack = loo_path_call_args),
   C_rlsc_abs_max = list(
     ok = list(c(-3, 2)),
@@ -193,7 +195,7 @@ entry_points <- list(
                list(rep(1, 3), "'w' must have length 4"), list(1:4, "'w' must be a double vector")),
     arg = c(1, 1, 2, 2)),
   C_rlsc_merge_moments = list(
-    ok = list(diag(2), diag(2), matrix(1, 2, 1), matrix(1, 2, 1), c(1, 2), 3, 0.5),
+    ok = list(diag(2), diag(2), matrix(1, 2, 1), matrix(1, 2, 1), c(1, 2), 3, 0.5, 2L),
     bad = list(
       list(1:4, "'sa' must be a double vector"),
       list(matrix(1, 3, 3), "'sa' must be a 2 x 2 matrix or a vector of length 2"),
@@ -203,8 +205,9 @@ entry_points <- list(
       list(1:2, "'dx' must be a double vector"),
       list(c(1, 2, 3), "'sa' must be a 3 x 3 matrix or a vector of length 3"),
       list("a", "'dy' must be a double vector"), list(c(1, 2), "'ca' must be a 2 x 2 matrix"),
-      list(c(1, 2), "'f' must be a number"), list(1L, "'f' must be a number")),
-    arg = c(1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7)),
+      list(c(1, 2), "'f' must be a number"), list(1L, "'f' must be a number"),
+      list(0L, threads_error)),
+    arg = c(1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8)),
   C_rlsc_thread_info = list(ok = list(), bad = list(), arg = numeric()),
   # the BLAS's threads set to what they are: nothing changes
   C_rlsc_blas_set_threads = list(
@@ -240,7 +243,7 @@ test_that("the path's C entry point reads its three lists by name and rejects an
   expect_identical(with_list(3, rev(ok[[3]])), call_c("C_rlsc_loo_path", ok))
   expect_error(with_list(1, unlist(ok[[1]])), "'set' must be a list", fixed = TRUE)
   expect_error(with_list(2, NULL), "'engine' must be a list", fixed = TRUE)
-  expect_error(with_list(3, unname(ok[[3]])), "'path' must be a list of 6 named elements", fixed = TRUE)
+  expect_error(with_list(3, unname(ok[[3]])), "'path' must be a list of 7 named elements", fixed = TRUE)
   expect_error(with_list(1, ok[[1]][-2]), "'set' must be a list of 10 named elements", fixed = TRUE)
   expect_error(with_list(2, c(ok[[2]], list(x = 1))), "'engine' must be a list of 2 named elements",
                fixed = TRUE)

@@ -94,12 +94,24 @@ test_that("src/path.c reads held-out rows' formed products at every offset of it
   w <- runif(n)
   prod <- array(0, c(n, nt, length(lambda)))
   for (l in seq_along(lambda)) prod[, , l] <- b %*% (g / (values + lambda[l]))
-  run <- function(basis, v, gg, products) {
+  run <- function(basis, v, gg, products, values_only = FALSE) {
     loo_path(basis, v, gg, rep(1, n), NULL, y, w, numeric(n), seq_len(n), lambda, FALSE, FALSE,
-             TRUE, NULL, 1, yorigin = rbind(0, colMeans(y)), products = products)
+             TRUE, NULL, 1, yorigin = rbind(0, colMeans(y)), columns = !values_only, products = products,
+             values_only = values_only)
   }
   own <- run(b, values, g, NULL)
   formed <- run(matrix(0, n, 0), numeric(0), g[0, , drop = FALSE], prod)
+  # the values alone (K-fold criteria of the values): the same LOO values,
+  # y - (r0 - B G phi) with 1 - h = 1, bit for bit, and nothing else
+  for (basis_given in c(TRUE, FALSE)) {
+    alone <- if (basis_given) run(b, values, g, NULL, TRUE) else {
+      run(matrix(0, n, 0), numeric(0), g[0, , drop = FALSE], prod, TRUE)
+    }
+    expect_identical(alone$loo, if (basis_given) own$loo else formed$loo)
+    expect_null(alone$fitted)
+    expect_null(alone$omh)
+  }
+  expect_equal(formed$loo, formed$fitted, tolerance = 1e-12)   # (no leverage: LOO = fitted)
   expect_equal(formed$fitted, own$fitted, tolerance = 1e-12)
   expect_equal(formed$mean, own$mean, tolerance = 1e-12)
   expect_equal(formed$fitted, prod + rep(colMeans(y), each = n), tolerance = 1e-12)
@@ -360,6 +372,42 @@ test_that("blocks of response columns: mae, unpenalized and standardized columns
   blocked <- blocked_fit(d$x, d$y, kernel = kern, foldid = folds, lambda = lambda,
                          per_response = TRUE)
   expect_same_table(blocked, one)
+})
+
+test_that("blocks of response columns probe past the grid's ends as one block does, to refits", {
+  # columns of noise choose the largest lambda and those of a strong signal
+  # the smallest: each block probes its own columns past the end they sit at
+  set.seed(314)
+  x <- matrix(rnorm(60 * 4), 60)
+  y <- cbind(noise1 = rnorm(60), signal1 = drop(x %*% c(3, -2, 1, 2)) + 0.01 * rnorm(60),
+             noise2 = rnorm(60), signal2 = drop(x %*% c(-1, 2, 2, 1)) + 0.01 * rnorm(60), mixed = x[, 1] + rnorm(60))
+  folds <- rep(1:4, length.out = 60)
+  lambda <- c(5, 1, 0.2)
+  catch <- function(expr) {
+    msgs <- character(0)
+    fit <- withCallingHandlers(expr, warning = function(w) {
+      msgs <<- c(msgs, conditionMessage(w))
+      invokeRestart("muffleWarning")
+    })
+    list(fit = fit, warnings = msgs)
+  }
+  one <- catch(rlsc(x, y, foldid = folds, lambda = lambda, per_response = TRUE))
+  blocked <- catch(withr::with_options(list(rlsc.target_memory = 1),
+                                       rlsc(x, y, foldid = folds, lambda = lambda, per_response = TRUE)))
+  expect_same_table(blocked$fit, one$fit)
+  expect_identical(blocked$warnings, one$warnings)
+  expect_match(blocked$warnings, "`lambda_min` of 4 response column\\(s\\) \\(`noise1`, `signal1`, `noise2`, `signal2`\\) is at an end",
+               all = FALSE)
+  expect_identical(unname(match(blocked$fit$lambda_min, lambda)), c(1L, 3L, 1L, 3L, 2L))
+  # the probes past each end, by refits: the criterion keeps decreasing
+  ref <- function(j, l) {
+    ref_kfold(y[, j], rep(1, 60), folds, l, function(train, held, l) {
+      ref_predict(ref_coef(x[train, ], y[train, j], rep(1, 60)[train], l, TRUE), x[held, , drop = FALSE], TRUE)
+    })$cvm
+  }
+  expect_lt(ref(1, 50), ref(1, 5))
+  expect_lt(ref(2, 0.02), ref(2, 0.2))
+  expect_equal(blocked$fit$path$mse_noise1, ref(1, lambda), tolerance = 1e-8)
 })
 
 test_that("classification K-fold keeps its class columns in one block", {
