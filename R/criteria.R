@@ -59,8 +59,15 @@ matrix_columns <- function(m) lapply(seq_len(ncol(m)), function(j) m[, j])
 
 # A validation table from its columns (single values repeated down the
 # rows): data.frame() checks each column at a cost that thousands of response
-# columns feel.
-validation_frame <- function(cols, nl) list2DF(lapply(cols, rep_len, nl), nl)
+# columns feel.  rep_len() only where a column is not yet a plain vector of
+# nl values (a single value, or one with attributes, which it drops): a call
+# per column of thousands cost a banded search's tables more than the rest
+# of them.
+validation_frame <- function(cols, nl) {
+  redo <- lengths(cols) != nl | lengths(lapply(cols, attributes)) > 0L
+  cols[redo] <- lapply(cols[redo], rep_len, nl)
+  list2DF(cols, nl)
+}
 
 # The first k rows of a validation table, whose columns are plain vectors
 # (`[.data.frame` took 0.2 ms of a 1000 x 100 fit's 11).
