@@ -326,7 +326,8 @@ SEXP rlsc_nystrom_rows(SEXP x, SEXP z, SEXP type, SEXP params, SEXP center, SEXP
     kernel_origin o = {NULL, kernel_center(center, d, "center"), kernel_center(scale, d, "scale")};
     int nc = isNull(map) ? m : r;
     SEXP out = PROTECT(allocMatrix(REALSXP, n, nc));
-    if ((size_t) n * nc == 0) {
+    if ((size_t) n * nc == 0 || m == 0) {   /* no landmarks: K(x, z) map is 0 */
+        if ((size_t) n * nc > 0) memset(REAL(out), 0, sizeof(double) * n * nc);
         UNPROTECT(1);
         return out;
     }

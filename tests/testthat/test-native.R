@@ -30,3 +30,13 @@ test_that("the moments of no columns at all are well defined (a kernel's origin)
     expect_length(m$xbar, 0L)
   }
 })
+
+test_that("features of no landmarks are zero, with or without a map", {
+  x <- matrix(rnorm(12), 4)
+  z <- matrix(0, 0L, 3L)
+  # seed 57558 of the fuzz: a map of 0 x 2 made dgemm refuse its leading dimension 0
+  expect_identical(c_nystrom_rows(x, z, "rbf", 1, map = matrix(0, 0L, 2L)), matrix(0, 4L, 2L))
+  expect_identical(dim(c_nystrom_rows(x, z, "rbf", 1)), c(4L, 0L))
+  expect_identical(c_fourier_rows(x[, 0L, drop = FALSE], matrix(0, 0L, 2L), c(0, 0)),
+                   matrix(sqrt(2 / 2) * cos(0), 4L, 2L))
+})
