@@ -100,7 +100,7 @@ dual_engine <- function(kernel, rows, intercept, scale = NULL) {
 check_dual_memory <- function(n) {
   available <- available_memory()
   if (is.na(available) || 3 * 8 * as.double(n)^2 <= available) return(invisible())
-  stop_dual_memory(n, paste("more than the", format_bytes(available), "available"))
+  stop_dual_memory(n, paste("more than the", format_bytes(available), "available (`options(rlsc.memory)`)"))
 }
 
 stop_dual_memory <- function(n, than) {

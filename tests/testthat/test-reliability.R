@@ -301,7 +301,7 @@ test_that("a dual fit that cannot fit in memory says so up front, with the size 
   # (up front: a fit of 60000 rows would take minutes to get that far)
   expect_error(rlsc(big$x, big$y, kernel = kernel_rbf(1)),
                paste0("^a kernel \\(or dual\\) fit with n = 60000 rows of positive weight needs about ",
-                      "3 x 28.8 GB of memory for its n x n matrices, more than the 16.0 GB available; "))
+                      "3 x 28.8 GB of memory for its n x n matrices, more than the 16.0 GB available \\(`options\\(rlsc.memory\\)`\\); "))
   # the bound is 3 x 8 n^2 bytes, exactly; rows of weight 0 do not count
   need <- 3 * 8 * 300^2
   options(rlsc.memory = need - 1)
