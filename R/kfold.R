@@ -486,8 +486,7 @@ probe_block <- function(blocks, engines, part, per_fold, columns, lambda, classi
   crit$responses <- crit$responses[columns]
   nl <- length(lambda)
   tab <- folds_table(per_fold, lambda, numeric(nl), classify, crit)
-  index <- select_columns(response_curves(tab, crit$responses),
-                          response_curves(tab, crit$responses, "_se"))$index_min
+  index <- select_table(tab, crit, crit$responses)$index_min
   for (end in list(list(at = index %in% 1L, probes = plan$top),
                    list(at = index %in% nl, probes = plan$bottom))) {
     idx <- which(end$at)
@@ -507,7 +506,7 @@ probe_block <- function(blocks, engines, part, per_fold, columns, lambda, classi
 # the fit's, `nt` of them) from the probes kept (probe_block()), when every
 # column was probed; NULL otherwise.  A column has the probes past the end
 # its lambda_min sits at; past the other end its entries are NA, which
-# check_boundary() does not read.  The aggregate losses over the columns
+# boundary_found() does not read.  The aggregate losses over the columns
 # are NA (only the columns' are read); the folds' weights are their held-out
 # rows' at every lambda (those rows have no leverage: no LOO value is
 # undefined).
