@@ -90,6 +90,14 @@ static double whole_power(double x, int k)
     return xn;
 }
 
+/* acc[i] += the sum of squares of row i of a (n x ncol, column by column in
+   order: the RBF kernel's squared row norms, the same bits wherever formed) */
+static void add_row_squares(const double *a, int n, int ncol, double *acc)
+{
+    for (int j = 0; j < ncol; j++)
+        for (int i = 0; i < n; i++) acc[i] += a[i + (size_t) n * j] * a[i + (size_t) n * j];
+}
+
 /* k(x, z) from the product v = x'z of the two rows moved to the origin
    (rbf: from |x|^2 + |z|^2 = `norms`), for the RBF and polynomial kernels:
    the one definition of their elementwise map (kernel_fill(), feature_tile()) */
@@ -166,11 +174,8 @@ static void kernel_fill(const kernel_spec *k, const double *x, int ldx, const in
             R_CheckUserInterrupt();
         }
         if (rbf) {
-            for (int j = 0; j < cb; j++) {
-                for (int i = 0; i < n; i++) nx[i] += xb[i + (size_t) n * j] * xb[i + (size_t) n * j];
-                if (!sym)
-                    for (int i = 0; i < m; i++) nz[i] += zb[i + (size_t) m * j] * zb[i + (size_t) m * j];
-            }
+            add_row_squares(xb, n, cb, nx);
+            if (!sym) add_row_squares(zb, m, cb, nz);
         }
         R_CheckUserInterrupt();
     }
@@ -277,8 +282,7 @@ static void nystrom_tile(int t, int i0, int nb, void *arg)
     gather_block(jb->x + i0, n, NULL, nb, 0, d, jb->o, xb);
     if (rbf) {
         memset(nx, 0, sizeof(double) * nb);
-        for (int j = 0; j < d; j++)
-            for (int i = 0; i < nb; i++) nx[i] += xb[i + (size_t) nb * j] * xb[i + (size_t) nb * j];
+        add_row_squares(xb, nb, d, nx);
     }
     const double one = 1.0, zero = 0.0;
     if (d > 0) {
@@ -337,8 +341,7 @@ SEXP rlsc_nystrom_rows(SEXP x, SEXP z, SEXP type, SEXP params, SEXP center, SEXP
     double *zb = (double *) rlsc_scratch(held, (size_t) m * d + m, sizeof(double)), *nz = zb + (size_t) m * d;
     gather_block(REAL(z), m, NULL, m, 0, d, &o, zb);
     memset(nz, 0, sizeof(double) * m);
-    for (int j = 0; j < d; j++)
-        for (int i = 0; i < m; i++) nz[i] += zb[i + (size_t) m * j] * zb[i + (size_t) m * j];
+    add_row_squares(zb, m, d, nz);
     size_t per_thread = (size_t) tile * (d + 1) + (with_map ? (size_t) tile * m : 0);
     double *scratch = (double *) rlsc_scratch(held, per_thread * nth, sizeof(double));
     nystrom_job jb = {&k, &o, REAL(x), zb, nz, with_map ? REAL(map) : NULL, REAL(out), scratch,
