@@ -17,7 +17,7 @@ banded_engine <- function(search, spec, chosen) {
     rows = if (search$form != "primal") dense_kernel_rows(spec$kernel %||% kernel_linear(), all_rows(data)),
     free = spec$free), class = c("rlsc_banded", "rlsc_engine"))
   used <- unique(eng$chosen)
-  eng$subs <- kept_engines(band_sub_engines(eng, used), used)
+  eng$subs <- kept_engines(band_sub_engines(eng, used, search$full_eigens), used)
   eng
 }
 
@@ -78,11 +78,12 @@ validate_engine.rlsc_banded <- function(object) {
 }
 
 # The engines of candidates `used`, built together: in the primal their
-# Grams decomposed two at a time on two threads (batched_eigens()).
-band_sub_engines <- function(eng, used) {
+# Grams decomposed together by `decompose(used, scales)`, the search's
+# (band_search(): batched_eigens(), two at a time on two threads, and kept
+# for the boundary probe).
+band_sub_engines <- function(eng, used, decompose) {
   eigs <- if (eng$form == "primal") {
-    scales <- lapply(used, function(j) band_scale(eng$bands, eng$bands$candidates[j, ], eng$sd))
-    batched_eigens(rep(list(eng$moments), length(used)), scales, eng$free)
+    decompose(used, lapply(used, function(j) band_scale(eng$bands, eng$bands$candidates[j, ], eng$sd)))
   }
   Map(band_sub_engine, j = used, eigen = eigs %||% list(NULL), MoreArgs = list(eng = eng))
 }

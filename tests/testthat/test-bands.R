@@ -540,6 +540,17 @@ test_that("the boundary warning of a banded fit names the columns at an end beyo
   at <- function(l) mean((y[, "a"] - drop(ref_loo_pf(x, y[, "a"], rep(1, 60), l, pf)))^2)
   expect_lt(at(10), at(1))
   expect_equal(fit$path$mse_a[1], at(1), tolerance = 1e-8)
+  # K-fold: the probe builds the fold engines again from the decompositions
+  # the search kept, or (no memory to keep them) decomposes afresh: the same
+  kfold <- function() {
+    rlsc(x, y, bands = g, band_weights = rbind(c(1, 1, 1) / 3, c(0.2, 0.2, 0.6)), lambda = c(1, 1e-10),
+         foldid = rep_len(1:5, 60))
+  }
+  expect_warning(kept <- kfold(), "response column\\(s\\) \\(`a`\\) is at an end")
+  expect_warning(afresh <- withr::with_options(list(rlsc.band_memory = 100), kfold()),
+                 "response column\\(s\\) \\(`a`\\) is at an end")
+  expect_identical(afresh$path, kept$path)
+  expect_identical(coef(afresh), coef(kept))
 })
 
 test_that("predict() and loo_predict() of a banded fit warn where its candidates' numbers may be inaccurate", {
