@@ -400,7 +400,7 @@ bench-kfold: install bench-deps
 bench-scale: install
 	$(BENCH_ENV) $(RSCRIPT) bench/scale.R
 
-# banded ridge against himalaya's BandedRidgeCV (speed, then agreement on its
+# banded ridge against himalaya's BandedRidgeCV (speed, and rlsc's floor, then agreement on its
 # example shapes); HIMALAYA_PATH must name a source tree of gallantlab/himalaya,
 # which no registry here serves and the repository does not ship
 bench-banded: install bench-deps
