@@ -560,6 +560,24 @@ test_that("c_svd_list() gives La.svd()'s singular values and right vectors bit f
   expect_lt(max(abs(crossprod(sv$v) - diag(250))), 1e-12)
 })
 
+test_that("a Gram whose diagonal spans more than 2e9 loses directions in its eigendecomposition", {
+  # (gram_eigens() then takes the SVD route first: the plain decomposition
+  # is sure to come out lost_to_scales(), min eigenvalue <= min diagonal,
+  # max eigenvalue >= max diagonal, to the decomposition's rounding)
+  set.seed(136)
+  for (i in 1:30) {
+    d <- sample(c(2, 5, 40, 150), 1L)
+    x <- matrix(rnorm((d + sample(0:30, 1L)) * d), ncol = d)
+    if (i %% 3 == 0) x[, 2] <- x[, 1] + 1e-3 * x[, 2]        # correlated columns too
+    s <- crossprod(x) / tcrossprod(10^runif(d, 0, sample(c(2, 6, 12), 1L)))
+    s <- (s + t(s)) / 2
+    if (rlsc:::lost_by_diagonal(s)) expect_true(rlsc:::lost_to_scales(rlsc:::c_eigen(s)$values))
+  }
+  expect_false(rlsc:::lost_by_diagonal(matrix(1e-30, 1, 1)))
+  expect_true(rlsc:::lost_by_diagonal(diag(c(1, 4e-10))))
+  expect_false(rlsc:::lost_by_diagonal(diag(c(1, 6e-10))))
+})
+
 test_that("c_scaled_sumsq() is colSums((v * x)^2), the directions' noise floors", {
   set.seed(3)
   v <- matrix(rnorm(40 * 7), 40)
