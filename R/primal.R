@@ -21,9 +21,9 @@
 # it last decomposed: the fold engines of blocks of response columns share
 # their folds' Grams, fold_eigen() in kfold.R), which gram_eigens() applies
 # when it takes the symmetric route, or the decomposition itself, made
-# with other engines' (batched_eigens(), by gram_eigens(): then the Gram was
-# checked there and is not formed again; `graded` TRUE when it is
-# graded_eigen()'s).
+# with other engines' (batched_eigens(): by gram_eigens(), or graded_eigen()
+# for graded scales; then the Gram was checked there and is formed again
+# only for graded scales; `graded` TRUE when it is graded_eigen()'s).
 primal_engine <- function(mom, intercept, scale = NULL, free = NULL, eigen = c_eigen) {
   m <- max(mom$nrows, length(mom$xbar))
   raw <- mom
@@ -45,11 +45,13 @@ primal_engine <- function(mom, intercept, scale = NULL, free = NULL, eigen = c_e
     free_map <- matrix(0, d, length(free))
     free_map[free, ] <- backsolve(gram$root, diag(length(free)))
   }
-  eig <- if (graded) {
+  eig <- if (!is.function(eigen)) {
+    eigen
+  } else if (graded) {
     graded_eigen(raw$sxx, scale, gram$within)
-  } else if (is.function(eigen)) {
+  } else {
     gram_eigens(list(gram$sxx), function(grams) lapply(grams, eigen))[[1L]]
-  } else eigen
+  }
   graded <- isTRUE(eig$graded)
   if (!is.null(gram$within)) eig$vectors <- widen_rows(eig$vectors, gram$within)
   floor <- direction_floor(eig$vectors, mom$xmax[pen], mom$sumw, m)
@@ -183,6 +185,7 @@ graded_eigens <- function(sxxs, scales = rep(list(1), length(sxxs)), withins = v
   factors <- Map(graded_factor, sxxs, scales, withins, MoreArgs = list(correlated = correlated))
   eigs <- vector("list", length(sxxs))
   made <- !vapply(factors, is.null, NA)
+  if (!any(made)) return(eigs)
   eigs[made] <- lapply(c_svd_list(factors[made]), function(sv) {
     list(values = sv$d^2, vectors = sv$v, graded = TRUE)
   })
