@@ -82,25 +82,29 @@ fold_engines <- function(folds, intercept, scale, free, training = NULL, labels 
 }
 
 # The eigendecompositions of several primal engines' Grams, those of
-# moments `moms` seen through column multipliers `scales` (one each):
-# made together by c_eigen_list(), which on two threads decomposes two
-# matrices of a few hundred rows at once (one thread decomposes such a
-# matrix as fast as two), one per engine for the `eigen` of
+# moments `moms` seen through column multipliers `scales` (one each), by
+# gram_eigens() (primal.R): made together by c_eigen_list(), which on two
+# threads decomposes two matrices of a few hundred rows at once (one thread
+# decomposes such a matrix as fast as two), and the SVDs of those that go
+# graded two at a time by c_svd_list(); one per engine for the `eigen` of
 # primal_engine(): the folds of a banded candidate, the candidates of a
-# batch (bands.R), the engines of the candidates chosen.  NULL for graded
-# scales (graded_eigen() decomposes those), and for all at 700 columns or
-# more (batched_min_d), which c_eigen_list() decomposes one after the
-# other with every thread anyway: each engine then decomposes its own Gram
-# when it is built, and the Grams are not all kept at once.
+# batch (bands.R), the engines of the candidates chosen.  Graded scales
+# (graded_bands()) take graded_eigen() of the unscaled Gram, their SVDs
+# together too.  NULL for all at 700 columns or more (batched_min_d), which
+# c_eigen_list() decomposes one after the other with every thread anyway:
+# each engine then decomposes its own Gram when it is built, and the Grams
+# are not all kept at once.
 batched_eigens <- function(moms, scales, free) {
   graded <- vapply(scales, function(s) isTRUE(attr(s, "graded")) && !length(free), NA)
   eigs <- vector("list", length(moms))
-  if (!length(moms) || all(graded) || length(moms[[1L]]$xbar) - length(free) >= batched_min_d) return(eigs)
+  if (!length(moms) || length(moms[[1L]]$xbar) - length(free) >= batched_min_d) return(eigs)
+  eigs[graded] <- graded_eigens(lapply(moms[graded], `[[`, "sxx"), scales[graded],
+                                lapply(scales[graded], model_columns, free = free))
   grams <- Map(function(mom, scale) {
     mom$sxy <- NULL   # only the Gram: no scaled copy of the d x T cross-products
     engine_gram(mom, scale, free)$sxx
   }, moms[!graded], scales[!graded])
-  eigs[!graded] <- c_eigen_list(grams)
+  eigs[!graded] <- gram_eigens(grams)
   eigs
 }
 

@@ -33,6 +33,14 @@ c_eigen_list <- function(s) {
   .Call(C_rlsc_eigen_list, s, thread_count())
 }
 
+# The singular values `d` and right singular vectors `v` (as columns: t() of
+# La.svd()'s `vt`) of each matrix of a list, La.svd(x, nu = 0)'s bit for bit
+# (graded_eigen(), R/primal.R): several at once on the threads, one each.
+c_svd_list <- function(s) {
+  hold_blas_threads()
+  .Call(C_rlsc_svd_list, s, thread_count())
+}
+
 # B = ((x - shift) - center) v, in row blocks (no centered copy of x), of
 # x's rows `rows` (integer, NULL: all; no copy of them).
 c_project <- function(x, shift, center, v, rows = NULL) {

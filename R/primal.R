@@ -19,9 +19,11 @@
 # w_i |(x_i - xbar) free_map|^2 with free_map = S_zz^(-1/2) (rows z).
 # `eigen`: the eigendecomposition (c_eigen(), or one that keeps the Gram
 # it last decomposed: the fold engines of blocks of response columns share
-# their folds' Grams, fold_eigen() in kfold.R), or the decomposition itself, made
-# with other engines' (batched_eigens(): then the Gram was checked there
-# and is not formed again).
+# their folds' Grams, fold_eigen() in kfold.R), which gram_eigens() applies
+# when it takes the symmetric route, or the decomposition itself, made
+# with other engines' (batched_eigens(): by gram_eigens(), or graded_eigen()
+# for graded scales; then the Gram was checked there and is formed again
+# only for graded scales; `graded` TRUE when it is graded_eigen()'s).
 primal_engine <- function(mom, intercept, scale = NULL, free = NULL, eigen = c_eigen) {
   m <- max(mom$nrows, length(mom$xbar))
   raw <- mom
@@ -43,18 +45,14 @@ primal_engine <- function(mom, intercept, scale = NULL, free = NULL, eigen = c_e
     free_map <- matrix(0, d, length(free))
     free_map[free, ] <- backsolve(gram$root, diag(length(free)))
   }
-  eig <- if (graded) {
+  eig <- if (!is.function(eigen)) {
+    eigen
+  } else if (graded) {
     graded_eigen(raw$sxx, scale, gram$within)
-  } else if (is.function(eigen)) eigen(gram$sxx) else eigen
-  if (!graded && lost_to_scales(eig$values)) {
-    # columns on very different scales: the decomposition of the Gram has
-    # rounded away the small directions the Cholesky factor keeps
-    alt <- graded_eigen(gram$sxx %||% engine_gram(raw, scale, free)$sxx, correlated = TRUE)
-    if (!is.null(alt)) {
-      eig <- alt
-      graded <- TRUE
-    }
+  } else {
+    gram_eigens(list(gram$sxx), function(grams) lapply(grams, eigen))[[1L]]
   }
+  graded <- isTRUE(eig$graded)
   if (!is.null(gram$within)) eig$vectors <- widen_rows(eig$vectors, gram$within)
   floor <- direction_floor(eig$vectors, mom$xmax[pen], mom$sumw, m)
   noise <- if (is.null(mom$raw)) floor else pmax(floor, raw_noise(eig$vectors, mom$raw[pen]))
@@ -175,6 +173,29 @@ engine_gram <- function(mom, scale, free, gram = TRUE) {
 # need it take it.  Only the columns `within` (model_columns(): NULL, all) go
 # into the SVD; the vectors are over them, as the plain route's.
 graded_eigen <- function(sxx, scale = 1, within = NULL, correlated = FALSE) {
+  graded_eigens(list(sxx), list(scale), list(within), correlated)[[1L]]
+}
+
+# graded_eigen() of several Grams `sxxs` (with their `scales` and `withins`),
+# their SVDs made together, two at a time on two threads (c_svd_list(): the
+# results of La.svd(), one at a time, bit for bit); `graded` TRUE in each
+# decomposition (primal_engine() counts its rank with it).
+graded_eigens <- function(sxxs, scales = rep(list(1), length(sxxs)), withins = vector("list", length(sxxs)),
+                          correlated = FALSE) {
+  factors <- Map(graded_factor, sxxs, scales, withins, MoreArgs = list(correlated = correlated))
+  eigs <- vector("list", length(sxxs))
+  made <- !vapply(factors, is.null, NA)
+  if (!any(made)) return(eigs)
+  eigs[made] <- lapply(c_svd_list(factors[made]), function(sv) {
+    list(values = sv$d^2, vectors = sv$v, graded = TRUE)
+  })
+  eigs
+}
+
+# The matrix whose SVD graded_eigen() takes: the Cholesky factor times the
+# columns' norms, over the columns `within`, divided by the multipliers
+# `scale`; NULL where `correlated` and the correlations are ill-conditioned.
+graded_factor <- function(sxx, scale, within, correlated) {
   norms <- sqrt(pmax(diag(sxx), 0))
   if (correlated && !all(norms > 0)) return(NULL)
   norms[!(norms > 0)] <- 1
@@ -190,8 +211,56 @@ graded_eigen <- function(sxx, scale = 1, within = NULL, correlated = FALSE) {
     root <- root[, within, drop = FALSE]
     scale <- scale[within]
   }
-  sv <- La.svd(root / rep_each(scale, rank), nu = 0L)
-  list(values = sv$d^2, vectors = t(sv$vt))
+  root / rep_each(scale, rank)
+}
+
+# The eigendecompositions of primal engines' Grams `grams` (a list, each
+# scaled, over the columns in the model): the one place that chooses, per
+# Gram, between the symmetric eigendecomposition (`plain`: a function from a
+# list of Grams to their decompositions, c_eigen_list() or an engine's own
+# `eigen`) and graded_eigen(correlated = TRUE), the SVD of the Cholesky
+# factor, which keeps the directions that columns on very different scales
+# give eigenvalues below 1e-9 of the largest (lost_to_scales()), as long as
+# the correlations are well conditioned (else it gives NULL, and the plain
+# decomposition stands).  The graded route is taken where the plain one
+# comes out lost_to_scales(), and that is sure beforehand where the Gram's
+# diagonal spans more than 2e9 (lost_by_diagonal()): such Grams go to the
+# SVD first, without a plain decomposition to throw away.  The others are
+# decomposed plainly and those that come out lost take the SVD after all
+# (correlated columns, whose smallest eigenvalue is far below their
+# smallest diagonal entry).  Either way the decomposition is the one the
+# plain-first order gives.  The SVDs of a list are made together.
+gram_eigens <- function(grams, plain = c_eigen_list) {
+  eigs <- vector("list", length(grams))
+  first <- vapply(grams, lost_by_diagonal, NA)
+  eigs[first] <- graded_eigens(grams[first], correlated = TRUE)
+  rest <- vapply(eigs, is.null, NA)
+  eigs[rest] <- plain(grams[rest])
+  lost <- rest & !first & vapply(eigs, function(e) lost_to_scales(e$values), NA)
+  if (any(lost)) {
+    alt <- graded_eigens(grams[lost], correlated = TRUE)
+    made <- !vapply(alt, is.null, NA)
+    eigs[which(lost)[made]] <- alt[made]
+  }
+  eigs
+}
+
+# Whether the symmetric eigendecomposition of the Gram `sxx` is sure to come
+# out lost_to_scales(), from its diagonal alone.  A symmetric matrix's
+# eigenvalues bound its diagonal entries (e_j' S e_j = S_jj is a Rayleigh
+# quotient): Lambda_min <= min S_jj and Lambda_max >= max S_jj.  The
+# decomposition gives each eigenvalue to an absolute error delta of a few
+# eps Lambda_max, so its smallest is at most min S_jj + delta and its
+# largest at least max S_jj - delta.  With min S_jj < 0.5e-9 max S_jj the
+# smallest is then below 0.5e-9 Lambda_max + delta and the largest above
+# Lambda_max - delta, and the first is below 1e-9 times the second whenever
+# delta < 0.5e-9 Lambda_max / (1 + 1e-9): an error of up to 2e6 eps
+# Lambda_max, which the eigensolver stays far within (the margin 0.5 is for
+# it).  So lost_to_scales() of the decomposition holds, and the
+# decomposition need not be made.  (One column: never lost.)
+lost_by_diagonal <- function(sxx) {
+  s <- diag(sxx)
+  length(s) > 1L && min(s) < 0.5e-9 * max(s)
 }
 
 # The number of directions of zero variance that the Gram `sxx` (or its

@@ -6,6 +6,7 @@ static const R_CallMethodDef call_methods[] = {
     {"rlsc_moments",          (DL_FUNC) &rlsc_moments,          8},
     {"rlsc_eigen",            (DL_FUNC) &rlsc_eigen,            2},
     {"rlsc_eigen_list",       (DL_FUNC) &rlsc_eigen_list,       2},
+    {"rlsc_svd_list",         (DL_FUNC) &rlsc_svd_list,         2},
     {"rlsc_project",          (DL_FUNC) &rlsc_project,          6},
     {"rlsc_crossprod",        (DL_FUNC) &rlsc_crossprod,        3},
     {"rlsc_loo_path",         (DL_FUNC) &rlsc_loo_path,         4},

@@ -21,6 +21,8 @@ SEXP rlsc_merge_moments(SEXP sa, SEXP sb, SEXP ca, SEXP cb, SEXP dx, SEXP dy, SE
 SEXP rlsc_eigen(SEXP s, SEXP threads);
 SEXP rlsc_eigen_list(SEXP s, SEXP threads);
 void rlsc_symmetric_eigen(double *a, int n, double *values, double *vectors, int nth);
+/* svd.c: the SVDs of a list of matrices (La.svd(x, nu = 0)'s), several at once on the threads */
+SEXP rlsc_svd_list(SEXP s, SEXP threads);
 /* project.c: step 3 setup of the primal form, B = ((X - 1 s') - 1 c') V over row blocks */
 SEXP rlsc_project(SEXP x, SEXP shift, SEXP center, SEXP v, SEXP rows, SEXP threads);
 /* project.c: a' b in column pieces by the threads */

@@ -8,7 +8,8 @@
 # must return or end in an R error: a crash or a sanitizer report is a
 # failure of the C code (C trusts nothing it is handed: STYLE.md).
 
-native_entry_points <- c("rlsc_moments", "rlsc_eigen", "rlsc_eigen_list", "rlsc_project", "rlsc_crossprod",
+native_entry_points <- c("rlsc_moments", "rlsc_eigen", "rlsc_eigen_list", "rlsc_svd_list", "rlsc_project",
+                         "rlsc_crossprod",
                          "rlsc_loo_path", "rlsc_kernel_matrix", "rlsc_nystrom_rows", "rlsc_fourier_rows",
                          "rlsc_kernel_asymmetry", "rlsc_kernel_eigen",
                          "rlsc_abs_max", "rlsc_max_spread", "rlsc_scaled_sumsq", "rlsc_effective_df",
@@ -66,6 +67,8 @@ native_valid_args <- function(name) {
       s <- native_matrix(dim_of(), dim_of())
       if (nrow(s) == ncol(s) && flag()) s + t(s) else if (flag()) crossprod(s) else s
     }), threads),
+    rlsc_svd_list = list(lapply(seq_len(sample(0:4, 1L)), function(i) native_matrix(dim_of(), dim_of())),
+                         threads),
     rlsc_project = {
       nx <- dim_of()
       list(native_matrix(nx, d), if (flag()) native_values(d), native_values(d),

@@ -333,6 +333,45 @@ test_that("a band of tiny weight at a tiny lambda keeps its directions", {
   expect_equal(kf$path$mse[2], held$cvm, tolerance = 1e-8)
 })
 
+test_that("a band of weight 1e-12 at moderate lambda: the SVD route from the Gram's diagonal, as solve() gives", {
+  # the scaled Gram's diagonal spans 1e12, so its plain eigendecomposition
+  # would lose the band's directions: the engines (the full one and the
+  # fold engines, decomposed together) take the SVD of the Cholesky factor
+  # straight away, with every thread count alike
+  set.seed(29)
+  x <- matrix(rnorm(70 * 7), 70)
+  y <- drop(x %*% c(1, -1, 0.5, 0.5, 2, 2, 1)) + rnorm(70)
+  group <- c(1, 1, 2, 2, 3, 3, 3)
+  cand <- rbind(c(0.5, 0.5 - 1e-12, 1e-12), c(0.3, 0.3, 0.4))
+  lambda <- c(1, 1e-2, 1e-6)
+  folds <- rep_len(1:5, 70)
+  on_threads <- function(th, expr) withr::with_options(list(rlsc.threads = th), quiet_edge(expr))
+  fits <- lapply(1:2, function(th) {
+    on_threads(th, rlsc(x, y, bands = group, band_weights = cand[1, , drop = FALSE], lambda = lambda))
+  })
+  fit <- fits[[1L]]
+  expect_false(fit$engine$bands$graded)   # (not the route of a tiny lambda: graded_bands())
+  expect_true(fit$engine$subs[[1L]]$graded)
+  expect_identical(fits[[2L]]$path, fit$path)
+  expect_identical(coef(fits[[2L]], s = 1e-6), coef(fit, s = 1e-6))
+  for (l in lambda) {
+    ref <- drop(ref_coef_pf(x, y, rep(1, 70), l, 1 / cand[1, group]))
+    expect_equal(unname(coef(fit, s = l)), ref, tolerance = 1e-10)
+  }
+  # K-fold over both candidates: each candidate's best criterion is that of
+  # the refits without each fold
+  kf <- lapply(1:2, function(th) {
+    on_threads(th, rlsc(x, y, bands = group, band_weights = cand, lambda = lambda, foldid = folds))
+  })
+  expect_identical(kf[[2L]]$band_scores, kf[[1L]]$band_scores)
+  for (j in 1:2) {
+    held <- ref_kfold(y, rep(1, 70), folds, lambda, function(train, out, l) {
+      ref_predict(ref_coef_pf(x[train, ], y[train], rep(1, sum(train)), l, 1 / cand[j, group]), x[out, ])
+    })
+    expect_equal(unname(kf[[1L]]$band_scores[j, 1L]), min(held$cvm), tolerance = 1e-10)
+  }
+})
+
 test_that("a band of weight 0 leaves the decomposition: no directions dropped, no warning", {
   set.seed(41)
   x <- matrix(rnorm(80 * 6), 80) + 2

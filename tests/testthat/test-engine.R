@@ -45,6 +45,16 @@ entry_points <- list(
       list(list(diag(2), 1:4), "'s[[2]]' must be a double matrix"),
       list(list(c(1, 0, 0, 1)), "'s[[1]]' must be a matrix"), list(0L, threads_error)),
     arg = c(1, 1, 1, 1, 1, 1, 2)),
+  C_rlsc_svd_list = list(
+    ok = list(list(diag(2), matrix(1, 2, 3)), 2L),
+    bad = list(
+      list(diag(2), "'s' must be a list of matrices"), list(NULL, "'s' must be a list of matrices"),
+      list(list(diag(2), matrix(NaN, 2, 3)), "'s[[2]]' must be finite"),
+      list(list(matrix(-Inf, 1, 1)), "'s[[1]]' must be finite"),
+      list(list(diag(2), 1:4), "'s[[2]]' must be a double matrix"),
+      list(list(c(1, 0, 0, 1)), "'s[[1]]' must be a matrix"), list(0L, threads_error),
+      list(1.5, threads_error)),
+    arg = c(1, 1, 1, 1, 1, 1, 2, 2)),
   C_rlsc_project = list(
     ok = list(matrix(1, 4, 2), c(1, 1), c(0, 0), diag(2), NULL, 2L),
     bad = list(
@@ -525,6 +535,47 @@ test_that("the eigendecomposition is orthogonal with small residuals, its values
   expect_identical(eig_list(unname(small), 1L), unname(alone[names(small)]))
   expect_identical(eig_list(unname(small[c(7, 7, 7)]), 3L), unname(alone[c(7, 7, 7)]))
   expect_identical(eig_list(unname(cases[c("large", "wishart_65")]), 2L), unname(alone[c("large", "wishart_65")]))
+})
+
+test_that("c_svd_list() gives La.svd()'s singular values and right vectors bit for bit, with any threads", {
+  # graded_eigen()'s SVDs of Cholesky factors, several at once on the
+  # threads (one each): each that of La.svd(x, nu = 0) alone, whatever the
+  # number of threads, wide, tall, of columns on very different scales,
+  # empty
+  set.seed(135)
+  graded <- function(m, n) matrix(rnorm(m * n), m) * rep(10^runif(n, -8, 3), each = m)
+  cases <- list(graded(120, 120), graded(60, 90), graded(90, 60), graded(1, 5), graded(7, 1),
+                chol(crossprod(matrix(rnorm(300 * 250), 300))), graded(120, 120), matrix(numeric(), 0, 3))
+  alone <- lapply(cases, function(x) {
+    if (!length(x)) return(list(d = numeric(), v = matrix(numeric(), ncol(x), 0)))
+    sv <- La.svd(x, nu = 0)
+    list(d = sv$d, v = t(sv$vt))
+  })
+  for (th in 1:3) expect_identical(at_threads(th, rlsc:::c_svd_list(cases)), alone)
+  expect_identical(rlsc:::c_svd_list(list()), list())
+  # the vectors are right singular vectors: x v = u diag(d) with u orthonormal
+  sv <- rlsc:::c_svd_list(cases[6])[[1L]]
+  u <- cases[[6]] %*% sv$v / rep(sv$d, each = 250)
+  expect_lt(max(abs(crossprod(u) - diag(250))), 1e-12)
+  expect_lt(max(abs(crossprod(sv$v) - diag(250))), 1e-12)
+})
+
+test_that("a Gram whose diagonal spans more than 2e9 loses directions in its eigendecomposition", {
+  # (gram_eigens() then takes the SVD route first: the plain decomposition
+  # is sure to come out lost_to_scales(), min eigenvalue <= min diagonal,
+  # max eigenvalue >= max diagonal, to the decomposition's rounding)
+  set.seed(136)
+  for (i in 1:30) {
+    d <- sample(c(2, 5, 40, 150), 1L)
+    x <- matrix(rnorm((d + sample(0:30, 1L)) * d), ncol = d)
+    if (i %% 3 == 0) x[, 2] <- x[, 1] + 1e-3 * x[, 2]        # correlated columns too
+    s <- crossprod(x) / tcrossprod(10^runif(d, 0, sample(c(2, 6, 12), 1L)))
+    s <- (s + t(s)) / 2
+    if (rlsc:::lost_by_diagonal(s)) expect_true(rlsc:::lost_to_scales(rlsc:::c_eigen(s)$values))
+  }
+  expect_false(rlsc:::lost_by_diagonal(matrix(1e-30, 1, 1)))
+  expect_true(rlsc:::lost_by_diagonal(diag(c(1, 4e-10))))
+  expect_false(rlsc:::lost_by_diagonal(diag(c(1, 6e-10))))
 })
 
 test_that("c_scaled_sumsq() is colSums((v * x)^2), the directions' noise floors", {
