@@ -78,13 +78,12 @@ validate_engine.rlsc_banded <- function(object) {
 }
 
 # The engines of candidates `used`, built together: in the primal their
-# Grams decomposed together by `decompose(used, scales)`, the search's
+# Grams decomposed together by `decompose(used)`, the search's
 # (band_search(): batched_eigens(), two at a time on two threads, and kept
-# for the boundary probe).
+# for the boundary probe; its candidates and multipliers are the engine's,
+# fit_bands()).
 band_sub_engines <- function(eng, used, decompose) {
-  eigs <- if (eng$form == "primal") {
-    decompose(used, lapply(used, function(j) band_scale(eng$bands, eng$bands$candidates[j, ], eng$sd)))
-  }
+  eigs <- if (eng$form == "primal") decompose(used)
   Map(band_sub_engine, j = used, eigen = eigs %||% list(NULL), MoreArgs = list(eng = eng))
 }
 

@@ -32,7 +32,9 @@ fit_bands <- function(data, spec, call) {
   if (search$zero && best$zero_na) {
     # a point interpolated at lambda = 0: the shared default grid again
     # without 0, as grid_table() makes each setting's
+    search <- NULL   # (its decompositions kept: freed before the second search keeps its own)
     search <- band_search(data, spec, zero = FALSE)
+    spec$bands <- search$bands   # (its choice of decomposition, for its grid without 0)
     best <- search_settings(search, spec)
   }
   # a candidate, not a kernel setting; with a kernel (multiple-kernel ridge)

@@ -33,14 +33,16 @@ band_search <- function(data, spec, zero = TRUE) {
     # engines, `fold`, for response columns `cols`, or cols[[b]] for
     # candidate b), their Grams decomposed together (two at a time on two
     # threads: batched_eigens())
-    kept <- kept_eigens(spec$free)
+    # candidate j's Gram of engine k (0 the full data's, else fold k's)
+    kept <- kept_eigens(function(j, k) {
+      list(mom = if (k == 0L) pass$mom else pass$training[[k]],
+           scale = band_scale(bands, bands$candidates[j, ], sd))
+    }, spec$free)
     build_batch <- function(batch, cols, full = TRUE, fold = TRUE) {
-      scales <- lapply(batch, function(j) band_scale(bands, bands$candidates[j, ], sd))
       folds <- if (fold) pass$training
-      moms <- c(if (full) list(pass$mom), folds)
-      keys <- paste(rep(batch, each = length(moms)), c(if (full) 0L, seq_along(folds)), sep = ":")
-      eigs <- kept(keys, rep(moms, length(batch)), rep(scales, each = length(moms)))
-      per <- split(eigs, rep(seq_along(batch), each = length(moms)))
+      engines <- c(if (full) 0L, seq_along(folds))
+      eigs <- kept(rep(batch, each = length(engines)), rep(engines, length(batch)))
+      per <- split(eigs, rep(seq_along(batch), each = length(engines)))
       if (!is.list(cols)) cols <- rep(list(cols), length(batch))
       Map(function(j, cj, e) {
         build(j, cj, full, fold, list(full = if (full) e[[1L]], folds = if (length(folds)) e[full + seq_along(folds)]))
@@ -87,9 +89,7 @@ band_search <- function(data, spec, zero = TRUE) {
   nc <- nrow(bands$candidates)
   # the chosen candidates' engines (banded_engine()) take their kept
   # decompositions too
-  full_eigens <- if (form == "primal") function(used, scales) {
-    kept(paste(used, 0L, sep = ":"), rep(list(pass$mom), length(used)), scales)
-  }
+  full_eigens <- if (form == "primal") function(used) kept(used, rep(0L, length(used)))
   list(settings = as.list(seq_len(nc)), grid = NULL, form = form, sd = sd, kind = "candidate",
        data = data, mom = pass$mom, build = build, build_batch = build_batch, full_eigens = full_eigens,
        lambda = if (shared) lambda, zero = shared && isTRUE(grid$zero), bands = bands, what = what,
@@ -105,28 +105,33 @@ target_moments <- function(mom, cols) {
 }
 
 # The decompositions of a primal banded search's Grams, made once each: a
-# function of their keys ("candidate:engine", engine 0 the full data's, k
-# fold k's), moments and multipliers giving batched_eigens()'s list, from
-# those kept or made together now.  The boundary probe (band_boundary_found())
-# builds again the fold engines of the candidates that the search decomposed,
-# and the full engines that banded_engine() did: kept, each takes no second
-# decomposition (of 500 columns, 20 candidates and 5 folds: 108 of them, a
-# tenth of the fit).  Kept while they take at most options(rlsc.band_memory)
-# bytes; the Grams decomposed depend on x and the weights only (not on the
-# response columns of a batch), so a key names one Gram.  NULL entries
-# (primal_engine() decomposes those itself) are not kept.
-kept_eigens <- function(free) {
+# function of candidates `j` and engines `k` (0 the full data's, else fold
+# k's) giving batched_eigens()'s list of their Grams (`gram_of(j, k)`: the
+# moments and multipliers, those of the search's candidates and folds), from
+# those kept or made together now.  The boundary probe
+# (band_boundary_found()) builds again the fold engines of the candidates
+# that the search decomposed, and the full engines that banded_engine() did:
+# kept, each takes no second decomposition (of 500 columns, 20 candidates
+# and 5 folds: 108 of them, a tenth of the fit).  A Gram depends on x, the
+# candidate and the engine only (not on the response columns of a batch),
+# so (j, k) names one Gram within a search.  Kept while they take at most
+# half of options(rlsc.band_memory) bytes (the batches' engines take up to
+# all of it meanwhile); NULL entries (primal_engine() decomposes those
+# itself) are not kept.
+kept_eigens <- function(gram_of, free) {
   kept <- new.env(parent = emptyenv())
   bytes <- 0
-  function(keys, moms, scales) {
+  function(j, k) {
+    keys <- paste(j, k, sep = ":")
     eigs <- mget(keys, envir = kept, ifnotfound = list(NULL))
     miss <- vapply(eigs, is.null, NA)
     if (!any(miss)) return(unname(eigs))
-    made <- batched_eigens(moms[miss], scales[miss], free)
+    grams <- Map(gram_of, j[miss], k[miss])
+    made <- batched_eigens(lapply(grams, `[[`, "mom"), lapply(grams, `[[`, "scale"), free)
     eigs[miss] <- made
     for (i in seq_along(made)) {
       size <- 8 * (length(made[[i]]$vectors) + length(made[[i]]$values))
-      if (size > 0 && bytes + size <= band_memory()) {
+      if (size > 0 && bytes + size <= band_memory() / 2) {
         assign(keys[miss][i], made[[i]], envir = kept)
         bytes <<- bytes + size
       }

@@ -600,6 +600,26 @@ test_that("the boundary warning of a banded fit names the columns at an end beyo
   expect_identical(coef(afresh), coef(kept))
 })
 
+test_that("a banded search made again without lambda = 0 gives engines of its own choice of decomposition", {
+  # lambda = 0 interpolates the row of the dummy column: the default grid is
+  # made again without 0, which moves the smallest lambda and with it the
+  # choice of the SVD route (graded_bands()); the fit's engines, whether
+  # kept from the search, built at the fit or rebuilt without room to keep
+  # anything, are all of the second search's choice
+  set.seed(1)
+  x <- cbind(matrix(rnorm(40 * 4), 40), c(1, rep(0, 39)))
+  y <- drop(x[, 1:4] %*% c(1, -1, 0.5, 2)) + rnorm(40)
+  fit <- function() {
+    suppressWarnings(rlsc(x, y, bands = c(1, 1, 2, 2, 2), band_weights = rbind(c(0.5, 0.5), c(1 - 1e-12, 1e-12))))
+  }
+  kept <- fit()
+  afresh <- withr::with_options(list(rlsc.band_memory = 100), fit())
+  expect_gt(min(kept$lambda), 0)
+  expect_identical(coef(afresh), coef(kept))
+  expect_identical(predict(afresh, x[1:5, ]), predict(kept, x[1:5, ]))
+  expect_identical(afresh$path, kept$path)
+})
+
 test_that("predict() and loo_predict() of a banded fit warn where its candidates' numbers may be inaccurate", {
   set.seed(3)
   x <- matrix(rnorm(60 * 6), 60)
