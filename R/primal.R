@@ -166,14 +166,15 @@ engine_gram <- function(mom, scale, free, gram = TRUE) {
 # own size, and the singular values absolute errors of eps sqrt(Lambda_1), so
 # an eigenvalue Lambda_k keeps a relative accuracy of about
 # eps sqrt(Lambda_1 / Lambda_k) (reliability() counts with it), as long as
-# the correlations are well conditioned.  `correlated = TRUE`: NULL where
-# they are not (beyond 1e9, or singular: the Cholesky factor would be no
-# more accurate than the Gram's decomposition, whose warnings then speak).
+# the correlations are well conditioned.  (graded_eigens(correlated =
+# TRUE), for gram_eigens(): NULL where they are not, beyond 1e9 or
+# singular: the Cholesky factor would be no more accurate than the Gram's
+# decomposition, whose warnings then speak.)
 # The SVD costs about twice the symmetric eigendecomposition: only fits that
 # need it take it.  Only the columns `within` (model_columns(): NULL, all) go
 # into the SVD; the vectors are over them, as the plain route's.
-graded_eigen <- function(sxx, scale = 1, within = NULL, correlated = FALSE) {
-  graded_eigens(list(sxx), list(scale), list(within), correlated)[[1L]]
+graded_eigen <- function(sxx, scale = 1, within = NULL) {
+  graded_eigens(list(sxx), list(scale), list(within))[[1L]]
 }
 
 # graded_eigen() of several Grams `sxxs` (with their `scales` and `withins`),
@@ -218,7 +219,7 @@ graded_factor <- function(sxx, scale, within, correlated) {
 # scaled, over the columns in the model): the one place that chooses, per
 # Gram, between the symmetric eigendecomposition (`plain`: a function from a
 # list of Grams to their decompositions, c_eigen_list() or an engine's own
-# `eigen`) and graded_eigen(correlated = TRUE), the SVD of the Cholesky
+# `eigen`) and graded_eigens(correlated = TRUE), the SVD of the Cholesky
 # factor, which keeps the directions that columns on very different scales
 # give eigenvalues below 1e-9 of the largest (lost_to_scales()), as long as
 # the correlations are well conditioned (else it gives NULL, and the plain

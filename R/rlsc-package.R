@@ -47,9 +47,10 @@
 #'     machine.}
 #'   \item{`rlsc.band_memory`}{Bytes that the engines of a batch of
 #'     candidates of a banded fit (`bands`) may take (default `5e8`): more
-#'     candidates per pass over the rows, or fewer; also the bound of the
-#'     decompositions a banded search keeps for its last steps, and of the
-#'     chosen candidates' engines a banded fit keeps for its methods.}
+#'     candidates per pass over the rows, or fewer; half of it bounds the
+#'     decompositions a banded search keeps for its last steps, and all of
+#'     it the chosen candidates' engines a banded fit keeps for its
+#'     methods.}
 #'   \item{`rlsc.sigma_screen`}{`c(rows = 2000, sample = 1000)` (the
 #'     default): [kernel_rbf()] without `sigma` on at least `rows` rows of
 #'     positive weight chooses its bandwidth on a uniform sample of `sample`

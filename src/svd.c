@@ -59,7 +59,7 @@ static svd_status svd_one(const double *x, svd_shape sh, double *d, double *v, d
     int m = sh.m, n = sh.n, k = sh.k, lwork = sh.lwork;
     size_t mn = (size_t) m * n;
     double *a = work, *u = a + mn, *vt = u + (size_t) m * k, *w = vt + (size_t) k * n;
-    memcpy(a, x, sizeof(double) * mn);
+    if (mn > 0) memcpy(a, x, sizeof(double) * mn);   /* (an empty matrix's pointer may be a dummy) */
     for (size_t i = 0; i < mn; i++) st.finite &= R_FINITE(a[i]);
     if (!st.finite || k == 0) return st;
     F77_CALL(dgesdd)("S", &m, &n, a, &m, d, u, &m, vt, &k, w, &lwork, iwork, &st.info FCONE);

@@ -579,6 +579,17 @@ test_that("a Gram whose diagonal spans more than 2e9 loses directions in its eig
     s <- (s + t(s)) / 2
     if (rlsc:::lost_by_diagonal(s)) expect_true(rlsc:::lost_to_scales(rlsc:::c_eigen(s)$values))
   }
+  # at the margin: diagonals spanning just over 2e9, correlated columns
+  for (ratio in c(4.9e-10, 4.99e-10)) {
+    x <- matrix(rnorm(200 * 6), 200)
+    x[, 2] <- x[, 1] + 0.1 * x[, 2]
+    s <- crossprod(x)
+    m <- sqrt(diag(s)) * rep(c(1, sqrt(ratio)), each = 3)
+    s <- s / tcrossprod(sqrt(diag(s))) * tcrossprod(m)
+    s <- (s + t(s)) / 2
+    expect_true(rlsc:::lost_by_diagonal(s))
+    expect_true(rlsc:::lost_to_scales(rlsc:::c_eigen(s)$values))
+  }
   expect_false(rlsc:::lost_by_diagonal(matrix(1e-30, 1, 1)))
   expect_true(rlsc:::lost_by_diagonal(diag(c(1, 4e-10))))
   expect_false(rlsc:::lost_by_diagonal(diag(c(1, 6e-10))))
