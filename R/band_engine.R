@@ -24,8 +24,8 @@ banded_engine <- function(search, spec, chosen) {
 # The chosen candidates' engines the fit keeps (named by candidate), in
 # order while their sizes stay within options(rlsc.band_memory) bytes; the
 # methods rebuild the others when they need them (band_sub_engine()).  A
-# dual engine keeps its rows of positive weight, which the banded engine
-# holds once for all (`rows`): each kept engine leaves them out.
+# dual engine holds x, which the banded engine holds once for all (`rows`):
+# each kept engine leaves it out.
 kept_engines <- function(subs, used) {
   budget <- band_memory()
   subs <- lapply(subs, without_rows)

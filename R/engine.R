@@ -484,7 +484,7 @@ with_rows.default <- function(eng, x) eng
 #' @export
 #' @noRd
 with_rows.rlsc_dual <- function(eng, x) {
-  if (eng$kernel$name != "precomputed") eng$x <- take_rows(x, eng$rows)
+  if (eng$kernel$name != "precomputed") eng$x <- x   # (dual_x() takes its rows)
   eng
 }
 

@@ -101,3 +101,34 @@ test_that("the engine validator rejects malformed engines; damaged fits get clea
   damaged$engine$loo <- damaged$engine$loo[-1, , , drop = FALSE]
   expect_error(loo_predict(damaged), "stored solutions do not match")
 })
+
+test_that("rows of weight 0 change no dual fit's coefficients or predictions (the engine holds x whole)", {
+  # the engine keeps x with its rows of weight 0 and takes the rows of
+  # positive weight where new rows or coefficients need them: the fit
+  # without those rows at all is the same, for the linear dual, a kernel and
+  # the fold engines of K-fold (their held-out rows of weight 0)
+  set.seed(77)
+  x <- matrix(rnorm(40 * 60), 40)
+  y <- x[, 1] - x[, 2] + 3 * rnorm(40)
+  w <- runif(40, 0.5, 2)
+  w[c(3, 17, 40)] <- 0
+  keep <- w > 0
+  new <- x[1:5, ] + 0.3
+  fit <- function(...) {   # (a lambda_min at an end of the short grid is not the point here)
+    withCallingHandlers(rlsc(...), warning = function(w) {
+      if (grepl("value of the `lambda` grid", conditionMessage(w))) invokeRestart("muffleWarning")
+    })
+  }
+  for (kernel in list("linear", kernel_rbf(sigma = 8))) {
+    args <- list(lambda = 10^seq(4, -1, length.out = 6), mode = "dual", kernel = kernel)
+    with0 <- do.call(fit, c(list(x, y, weights = w), args))
+    without <- do.call(fit, c(list(x[keep, ], y[keep], weights = w[keep]), args))
+    expect_equal(predict(with0, new, lambda = 1), predict(without, new, lambda = 1), tolerance = 1e-10)
+    if (identical(kernel, "linear")) expect_equal(coef(with0, lambda = 1), coef(without, lambda = 1), tolerance = 1e-10)
+    # K-fold: the same folds of the rows of positive weight
+    folds <- rep_len(1:4, 40)
+    kf0 <- do.call(fit, c(list(x, y, weights = w, foldid = folds), args))
+    kf <- do.call(fit, c(list(x[keep, ], y[keep], weights = w[keep], foldid = folds[keep]), args))
+    expect_equal(kf0$path$mse, kf$path$mse, tolerance = 1e-10)
+  }
+})
