@@ -35,8 +35,8 @@
 #   final    the full-data Grams' decompositions of the candidates some
 #            target chose (20 at most): up to 20 x ~(4/3 + 2) d^3, 8.3e9
 #
-# Not in the floor, printed below it: `graded_eigen()`, the decompositions
-# the fit makes a second time (primal_engine(): a spectrum wider than 1e9,
+# Not in the floor, printed below it: `graded_eigens()`, the decompositions
+# the fit makes a second time (gram_eigens(): a spectrum wider than 1e9,
 # lost_to_scales(), which candidates whose weights span more than about 1e7
 # give: some of the Dirichlet(0.1) samples), the pivoted Cholesky factor and
 # an SVD, each timed here on those Grams, and their count.
@@ -155,11 +155,11 @@ floor_run <- function(chosen) {
     v
   }
   graded <- 0L
-  # the decompositions the fit makes again by graded_eigen() (primal_engine():
+  # the decompositions the fit makes again by graded_eigens() (gram_eigens():
   # a spectrum wider than 1e9, lost_to_scales()), timed apart
   regrade <- function(grams, eig) {
     lost <- vapply(eig, function(e) rlsc:::lost_to_scales(e$values), NA)
-    for (a in grams[lost]) clock("graded", rlsc:::graded_eigen(a, correlated = TRUE))
+    for (a in grams[lost]) clock("graded", rlsc:::graded_eigens(list(a), correlated = TRUE))
     graded <<- graded + sum(lost)
   }
   gc()
@@ -264,7 +264,7 @@ cat(sprintf("  %-33s %5s %8.1f %9.2f %8.2f %8.1f\n", "floor (sum)", "", sum(flop
             t_floor, c_floor, sum(flops) / 1e9 / t_floor))
 piece_line("(base eigen() of the fold Grams)", calls[["eigen"]], flops[["eigen"]],
            floor_t["elapsed", "base_eigen"], floor_t["cpu", "base_eigen"])
-cat(sprintf("  %-33s %5d %8s %9.2f %8.2f\n", "(graded_eigen(), the fit's redos)", ngraded, "",
+cat(sprintf("  %-33s %5d %8s %9.2f %8.2f\n", "(graded_eigens(), the fit's redos)", ngraded, "",
             floor_t["elapsed", "graded"], floor_t["cpu", "graded"]))
 cat(sprintf("ratio rlsc / floor (runs' median):%9.2f %8.2f\n", vs_floor, vs_floor_cpu))
 cat(sprintf("ratio himalaya / floor:           %9.2f %8.2f\n", t_him / t_floor, c_him / c_floor))
