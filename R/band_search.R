@@ -16,6 +16,9 @@ band_search <- function(data, spec, zero = TRUE) {
     if (!is.null(pass$folds)) pass$training <- fold_training(pass$folds, spec$cv$labels)
     sd <- if (spec$standardize) scale_from_moments(pass$mom)
     data <- pass$data
+    # the multipliers of candidate j (0: the unweighted columns), for its
+    # engines and for the decompositions of their Grams alike
+    scale_of <- function(j) if (j == 0L) sd else band_scale(bands, bands$candidates[j, ], sd)
     build <- function(j, cols = NULL, full = TRUE, fold = TRUE, eigens = NULL) {
       part <- pass
       if (!is.null(cols) && !identical(as.integer(cols), seq_along(pass$mom$ybar))) {
@@ -26,18 +29,16 @@ band_search <- function(data, spec, zero = TRUE) {
         }
         part$data <- select_responses(pass$data, cols)
       }
-      scale <- if (j == 0L) sd else band_scale(bands, bands$candidates[j, ], sd)
-      primal_engines(part, spec, scale, sd, full, fold, eigens)
+      primal_engines(part, spec, scale_of(j), sd, full, fold, eigens)
     }
+    # candidate j's Gram of engine k (0 the full data's, else fold k's)
+    kept <- kept_eigens(function(j, k) {
+      list(mom = if (k == 0L) pass$mom else pass$training[[k]], scale = scale_of(j))
+    }, spec$free)
     # the engines of candidates `batch` (their engines, `full`, and fold
     # engines, `fold`, for response columns `cols`, or cols[[b]] for
     # candidate b), their Grams decomposed together (two at a time on two
-    # threads: batched_eigens())
-    # candidate j's Gram of engine k (0 the full data's, else fold k's)
-    kept <- kept_eigens(function(j, k) {
-      list(mom = if (k == 0L) pass$mom else pass$training[[k]],
-           scale = band_scale(bands, bands$candidates[j, ], sd))
-    }, spec$free)
+    # threads) or kept from before (kept_eigens())
     build_batch <- function(batch, cols, full = TRUE, fold = TRUE) {
       folds <- if (fold) pass$training
       engines <- c(if (full) 0L, seq_along(folds))
